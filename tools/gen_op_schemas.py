@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Generates frontend/aten_schemas.inc: the ATen operator schemas thunderc's importer knows.
+
+torch.export omits every argument left at its schema default, so the importer needs each
+op's schema to fill them back in (shared/PT2_FORMAT.md section 2.3). This script reads the
+schemas from the INSTALLED torch, so the table matches the torch that wrote the models:
+
+  1. collect every aten overload tagged torch.Tag.core, plus EXTRA_OVERLOADS (training-IR
+     and common ops that are not core); an extra entry that does not resolve is an error;
+  2. check every default value is of a kind frontend/op_schema.cpp can convert into the
+     serialized Argument form, and fail listing the ones that are not;
+  3. write one TC_ATEN_SCHEMA("...") line per overload, sorted by (name, overload).
+
+Each line is str(torch.ops.aten.<op>.<overload>._schema) with the leading "aten::" dropped
+(every entry is an aten op, and findOpSchema strips the namespace anyway). The text is kept
+exactly as torch prints it, so enum defaults stay c10 integers (ScalarType? dtype=4 is
+torch.long, MemoryFormat memory_format=0 is torch.contiguous_format); op_schema.cpp maps
+them to the serialization enums.
+
+Usage:
+  python3 tools/gen_op_schemas.py            # rewrite frontend/aten_schemas.inc
+  python3 tools/gen_op_schemas.py --check    # exit 1 if the checked-in file is stale
+"""
+
+import argparse
+import pathlib
+import sys
+
+import torch
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
+DEFAULT_OUTPUT = REPO_ROOT / "frontend" / "aten_schemas.inc"
+COMMAND = "python3 tools/gen_op_schemas.py"
+
+# Ops the importer meets in training IR (plain torch.export.export) or after
+# run_decompositions({}), beyond the core set. "default" names the unnamed overload.
+# The list must stay exact: every entry must resolve in the installed torch, and duplicates
+# are rejected, so a typo fails the generator instead of silently shrinking the table.
+# Removed from the list we were given: a second "layer_norm.default" (duplicate). Every other
+# requested entry exists in torch 2.13.
+EXTRA_OVERLOADS = [
+    "linear.default", "conv1d.default", "conv2d.default", "conv2d.padding",
+    "conv_transpose2d.input", "batch_norm.default", "layer_norm.default",
+    "group_norm.default", "instance_norm.default", "rms_norm.default", "dropout.default",
+    "feature_dropout.default", "alpha_dropout.default",
+    "scaled_dot_product_attention.default", "softmax.int", "log_softmax.int",
+    "matmul.default", "reshape.default", "flatten.using_ints", "unflatten.int",
+    "contiguous.default", "transpose.int", "t.default", "to.dtype", "to.dtype_layout",
+    "to.device", "to.other", "type_as.default", "max_pool2d.default", "max_pool1d.default",
+    "avg_pool1d.default", "adaptive_avg_pool2d.default", "adaptive_avg_pool1d.default",
+    "hardswish.default", "hardsigmoid.default", "silu.default", "mish.default",
+    "relu6.default", "hardtanh.default", "masked_fill.Scalar", "masked_fill.Tensor",
+    "chunk.default", "split.Tensor", "split.sizes", "split_with_sizes.default",
+    "unbind.int", "rsub.Scalar", "rsub.Tensor", "floor_divide.default", "zeros.default",
+    "ones.default", "zeros_like.default", "ones_like.default", "empty_like.default",
+    "new_zeros.default", "new_ones.default", "new_full.default", "arange.default",
+    "arange.start", "tril.default", "triu.default", "_unsafe_view.default",
+    "squeeze.default", "squeeze.dim", "unsqueeze.default", "view.dtype",
+    "expand_as.default", "view_as.default", "reshape_as.default", "repeat.default",
+    "tile.default", "flip.default", "roll.default", "add_.Tensor", "mul_.Tensor",
+    "relu_.default", "clamp_min.default", "clamp_max.default", "minimum.default",
+    "maximum.default", "erf.default", "exp2.default", "square.default", "mean.default",
+    "sum.default", "norm.ScalarOpt_dim", "std.correction", "var.correction",
+    "native_layer_norm.default", "embedding.default", "gelu.default", "sigmoid.default",
+    "tanh.default", "einsum.default", "baddbmm.default", "addmm.default", "mm.default",
+    "bmm.default", "index.Tensor", "index_select.default", "gather.default",
+    "masked_fill_.Scalar", "_assert_tensor_metadata.default", "_assert_scalar.default",
+    "sym_constrain_range_for_size.default", "sym_size.int", "sym_numel.default",
+    "lift_fresh_copy.default", "detach.default", "alias.default", "scalar_tensor.default",
+    "full.default", "full_like.default", "abs.default", "neg.default", "sqrt.default",
+    "rsqrt.default", "pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar",
+    "cumsum.default", "argmax.default", "topk.default", "sort.default",
+    "upsample_nearest2d.vec", "upsample_bilinear2d.vec", "pad.default",
+    "constant_pad_nd.default", "logsumexp.default", "amax.default", "amin.default",
+    "max.default", "min.default", "max.dim", "min.dim", "all.default", "any.default",
+    "logical_not.default", "bitwise_not.default", "where.self", "where.ScalarOther",
+    "where.ScalarSelf", "eq.Scalar", "eq.Tensor", "ne.Scalar", "lt.Scalar", "gt.Scalar",
+    "le.Scalar", "ge.Scalar", "div.Tensor_mode", "div.Scalar", "remainder.Scalar",
+    "fmod.Scalar", "_log_softmax.default", "_softmax.default", "_to_copy.default",
+    "clone.default", "_native_batch_norm_legit_no_training.default",
+    "max_pool2d_with_indices.default", "avg_pool2d.default", "select.int", "slice.Tensor",
+    "cat.default", "stack.default", "permute.default", "expand.default", "view.default",
+    "copy.default",
+]
+
+# Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by
+# the str() of the argument's real type with Optional/List peeled off. A None default is
+# accepted for any Optional type. Keep this in step with op_schema.cpp.
+SCALAR_DEFAULT_KINDS = {
+    "int", "SymInt", "bool", "float", "number", "str", "ScalarType", "MemoryFormat",
+    "Layout", "Device",
+}
+LIST_ELEMENT_DEFAULT_KINDS = {"int", "SymInt", "float", "bool", "str"}
+
+
+def fail(message):
+    sys.exit(f"gen_op_schemas.py: error: {message}")
+
+
+def resolve_overload(qualified):
+    """Returns torch.ops.aten.<name>.<overload>, failing loudly when it does not exist."""
+    name, _, overload = qualified.rpartition(".")
+    if not name or not overload:
+        fail(f"extra overload '{qualified}' is not of the form <op>.<overload>")
+    try:
+        return getattr(getattr(torch.ops.aten, name), overload)
+    except (AttributeError, RuntimeError) as error:
+        fail(f"extra overload 'aten.{qualified}' does not exist in torch {torch.__version__}: "
+             f"{error}")
+
+
+def core_overloads():
+    """Every aten OpOverload tagged torch.Tag.core, keyed by (name, overload)."""
+    found = {}
+    for schema in torch._C._jit_get_all_schemas():
+        if not schema.name.startswith("aten::"):
+            continue
+        name = schema.name[len("aten::"):]
+        overload = schema.overload_name or "default"
+        try:
+            op = getattr(getattr(torch.ops.aten, name), overload)
+        except (AttributeError, RuntimeError):
+            continue  # registered with the JIT only; never an export target
+        if torch.Tag.core in op.tags:
+            found[(name, overload)] = op
+    if not found:
+        fail("found no aten overload tagged torch.Tag.core; did the tag API change?")
+    return found
+
+
+def selected_overloads():
+    duplicates = sorted({q for q in EXTRA_OVERLOADS if EXTRA_OVERLOADS.count(q) > 1})
+    if duplicates:
+        fail(f"duplicate entries in EXTRA_OVERLOADS: {', '.join(duplicates)}")
+    selected = core_overloads()
+    for qualified in EXTRA_OVERLOADS:
+        name, _, overload = qualified.rpartition(".")
+        selected[(name, overload)] = resolve_overload(qualified)
+    return selected
+
+
+def unconvertible_default(argument):
+    """Returns why op_schema.cpp could not convert this argument's default, or None."""
+    if not argument.has_default_value():
+        return None
+    value = argument.default_value
+    real_type = argument.real_type
+    if isinstance(real_type, torch.OptionalType):
+        if value is None:
+            return None
+        real_type = real_type.getElementType()
+    if isinstance(real_type, torch.ListType):
+        element = str(real_type.getElementType())
+        if element not in LIST_ELEMENT_DEFAULT_KINDS:
+            return f"list of {element}"
+        return None
+    if str(real_type) not in SCALAR_DEFAULT_KINDS:
+        return f"{real_type} default {value!r}"
+    if str(real_type) == "Device" and value is not None:
+        return f"Device default {value!r}"  # op_schema.cpp only knows None devices
+    if isinstance(value, complex):
+        return f"complex default {value!r}"
+    return None
+
+
+def schema_lines(selected):
+    lines, problems = [], []
+    for key in sorted(selected):
+        schema = selected[key]._schema
+        for argument in schema.arguments:
+            reason = unconvertible_default(argument)
+            if reason:
+                problems.append(f"aten.{key[0]}.{key[1]}: argument '{argument.name}': {reason}")
+        text = str(schema)
+        if not text.startswith("aten::") or not text.isascii() or "\n" in text:
+            fail(f"unexpected schema text for aten.{key[0]}.{key[1]}: {text!r}")
+        text = text[len("aten::"):].replace("\\", "\\\\").replace('"', '\\"')
+        lines.append(f'TC_ATEN_SCHEMA("{text}")')
+    if problems:
+        fail("defaults op_schema.cpp cannot convert (teach convertDefault, then "
+             "SCALAR_DEFAULT_KINDS here):\n  " + "\n  ".join(problems))
+    return lines
+
+
+def render(lines):
+    header = [
+        "// GENERATED FILE - DO NOT EDIT. Regenerate with:",
+        f"//   {COMMAND}",
+        f"// from torch {torch.__version__}: every aten overload tagged torch.Tag.core plus the",
+        "// EXTRA_OVERLOADS list in that script, sorted by (name, overload); "
+        f"{len(lines)} overloads.",
+        "// Each entry is str(torch.ops.aten.<op>.<overload>._schema) without the \"aten::\"",
+        "// prefix; enum defaults are c10 integers. Consumed by frontend/op_schema.cpp.",
+        "#ifndef TC_ATEN_SCHEMA",
+        "#error \"define TC_ATEN_SCHEMA(text) before including aten_schemas.inc\"",
+        "#endif",
+    ]
+    return "\n".join(header + lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", type=pathlib.Path, default=DEFAULT_OUTPUT)
+    parser.add_argument("--check", action="store_true",
+                        help="compare with --output instead of writing it")
+    options = parser.parse_args()
+
+    lines = schema_lines(selected_overloads())
+    text = render(lines)
+    if options.check:
+        if not options.output.exists() or options.output.read_text() != text:
+            fail(f"{options.output} is stale; run {COMMAND}")
+        return
+    options.output.write_text(text)
+    print(f"wrote {len(lines)} schemas to {options.output}")
+
+
+if __name__ == "__main__":
+    main()
