@@ -2,6 +2,7 @@
 // Python dict literal {'descr': ..., 'fortran_order': ..., 'shape': (...), } and the raw data.
 #include "frontend/npy.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -58,9 +59,12 @@ Status checkDataSize(const NpyArray &array, uint64_t actualBytes) {
 
 /// Checks `descr` is supported, turning a single-byte one into numpy's "|" spelling.
 Status canonicalizeDescr(std::string &descr) {
-  if (descr.size() == 3 && std::string_view("<>=|").find(descr[0]) != std::string_view::npos &&
-      npyItemSize("|" + descr.substr(1)) == 1)
-    descr[0] = '|';
+  if (descr.size() == 3 && std::string_view("<>=").find(descr[0]) != std::string_view::npos) {
+    std::string singleByte = descr;
+    singleByte[0] = '|';
+    if (npyItemSize(singleByte) == 1)
+      descr = singleByte;
+  }
   if (npyItemSize(descr) != 0)
     return Status::success();
   if (!descr.empty() && descr[0] == '>')
@@ -261,10 +265,12 @@ Expected<std::vector<uint8_t>> encodeNpy(const NpyArray &array) {
   if (header.size() > 0xFFFF)
     return invalidInput("npy header for shape " + formatShape(array.shape) + " is too long");
 
-  std::vector<uint8_t> bytes(kMagic.begin(), kMagic.end());
-  bytes.insert(bytes.end(), {1, 0, uint8_t(header.size() & 0xFF), uint8_t(header.size() >> 8)});
-  bytes.insert(bytes.end(), header.begin(), header.end());
-  bytes.insert(bytes.end(), array.data.begin(), array.data.end());
+  std::string prefix(kMagic);
+  prefix += {'\x01', '\x00', char(header.size() & 0xFF), char(header.size() >> 8)};
+  std::vector<uint8_t> bytes(prefix.size() + header.size() + array.data.size());
+  std::memcpy(bytes.data(), prefix.data(), prefix.size());
+  std::memcpy(bytes.data() + prefix.size(), header.data(), header.size());
+  std::copy(array.data.begin(), array.data.end(), bytes.begin() + prefix.size() + header.size());
   return bytes;
 }
 

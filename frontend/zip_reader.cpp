@@ -165,8 +165,9 @@ Status locateData(std::span<const uint8_t> file, uint64_t localOffset, ZipEntry 
   entry.offset = localOffset + kLocalHeaderSize + nameSize + extraSize;
   if (!inRange(entry.offset, entry.compressedSize, file.size()))
     return invalidInput("truncated archive: entry " + quoted + " extends past end of file");
-  std::string_view localName(reinterpret_cast<const char *>(&file[localOffset + kLocalHeaderSize]),
-                             nameSize);
+  // Pointer arithmetic, not file[...]: with an empty name the offset may equal file.size().
+  const uint8_t *localNameAt = file.data() + localOffset + kLocalHeaderSize;
+  std::string_view localName(reinterpret_cast<const char *>(localNameAt), nameSize);
   if (localName != entry.name)
     return invalidInput("entry " + quoted + " has a different name in its local header");
   return Status::success();
@@ -194,7 +195,7 @@ Expected<ZipEntry> readCentralEntry(std::span<const uint8_t> file, uint64_t &at,
   entry.size = load32(file, at + 24);
   uint64_t localOffset = load32(file, at + 42);
   uint64_t nameAt = at + kCentralHeaderSize;
-  entry.name.assign(reinterpret_cast<const char *>(&file[nameAt]), nameSize);
+  entry.name.assign(reinterpret_cast<const char *>(file.data() + nameAt), nameSize);
 
   Zip64Needs needs{entry.size == kSaturated32, entry.compressedSize == kSaturated32,
                    localOffset == kSaturated32};

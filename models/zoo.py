@@ -14,14 +14,13 @@ Conventions
   seeded by `ZooEntry.make_inputs()`.
 * Variants at another dtype: `with_dtype(entry, torch.float16)` returns a copy of an entry whose
   model is `.to(dtype)` and whose floating-point inputs are cast to `dtype` (integer and bool
-  inputs are left alone). Adding one is a single line in `_build_registry` (none are added yet),
-  e.g. `zoo.append(with_dtype(by_name["mlp"], torch.bfloat16))`.
+  inputs are left alone). Adding one is a single line in `DTYPE_VARIANTS` (none are added yet),
+  e.g. `("mlp", torch.bfloat16),` which registers "mlp_bf16".
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any, Callable, Optional
 
 import torch
@@ -274,6 +273,10 @@ class TinyGPT(nn.Module):
         self.ln_f = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab, bias=False)
         self.head.weight = self.tok_emb.weight  # weight tying: one parameter, two users
+        # GPT-2-like small embedding init keeps the (tied) logits in a sane range (|logit| ~ 1),
+        # which matters for fp16/bf16 variants.
+        nn.init.normal_(self.tok_emb.weight, std=0.1)
+        nn.init.normal_(self.pos_emb.weight, std=0.1)
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         t = idx.shape[1]
@@ -405,6 +408,10 @@ def with_dtype(entry: ZooEntry, dtype: torch.dtype, suffix: Optional[str] = None
 
 _BATCH = Dim("batch", min=1, max=64)
 
+# Lower-precision variants of zoo entries, one line each, e.g. ("mlp", torch.bfloat16) -> "mlp_bf16".
+# None are registered yet.
+DTYPE_VARIANTS: list[tuple[str, torch.dtype]] = []
+
 
 def _build_registry() -> list[ZooEntry]:
     zoo = [
@@ -443,9 +450,7 @@ def _build_registry() -> list[ZooEntry]:
         ),
     ]
     by_name = {e.name: e for e in zoo}
-    # dtype variants go here, one line each, e.g.:
-    #   zoo.append(with_dtype(by_name["mlp"], torch.bfloat16))
-    del by_name
+    zoo += [with_dtype(by_name[name], dtype) for name, dtype in DTYPE_VARIANTS]
     return zoo
 
 

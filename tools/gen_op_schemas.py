@@ -87,10 +87,18 @@ EXTRA_OVERLOADS = [
 # the str() of the argument's real type with Optional/List peeled off. A None default is
 # accepted for any Optional type. Keep this in step with op_schema.cpp.
 SCALAR_DEFAULT_KINDS = {
-    "int", "SymInt", "bool", "float", "number", "str", "ScalarType", "MemoryFormat",
-    "Layout", "Device",
+    "int", "SymInt", "bool", "float", "SymFloat", "number", "str", "ScalarType",
+    "MemoryFormat", "Layout", "Device",
 }
-LIST_ELEMENT_DEFAULT_KINDS = {"int", "SymInt", "float", "bool", "str"}
+LIST_ELEMENT_DEFAULT_KINDS = {"int", "SymInt", "float", "SymFloat", "bool", "str"}
+# Enum defaults print as c10 integers; these are the values op_schema.cpp's kScalarTypes,
+# kMemoryFormats and kLayouts tables map to a serialization enum (c10 Jagged layout, the
+# quantized and bits dtypes have none).
+ENUM_DEFAULT_VALUES = {
+    "ScalarType": set(range(12)) | {15} | set(range(23, 30)) | {44},
+    "MemoryFormat": set(range(4)),
+    "Layout": set(range(7)),
+}
 
 
 def fail(message):
@@ -151,13 +159,16 @@ def unconvertible_default(argument):
         real_type = real_type.getElementType()
     if isinstance(real_type, torch.ListType):
         element = str(real_type.getElementType())
+        if element.startswith("Tensor") and value == []:
+            return None
         if element not in LIST_ELEMENT_DEFAULT_KINDS:
-            return f"list of {element}"
+            return f"list of {element} default {value!r}"
         return None
-    if str(real_type) not in SCALAR_DEFAULT_KINDS:
-        return f"{real_type} default {value!r}"
-    if str(real_type) == "Device" and value is not None:
-        return f"Device default {value!r}"  # op_schema.cpp only knows None devices
+    kind = str(real_type)
+    if kind not in SCALAR_DEFAULT_KINDS:
+        return f"{kind} default {value!r}"
+    if kind in ENUM_DEFAULT_VALUES and value not in ENUM_DEFAULT_VALUES[kind]:
+        return f"{kind} default {value!r} has no serialized form"
     if isinstance(value, complex):
         return f"complex default {value!r}"
     return None

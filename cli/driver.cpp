@@ -1,0 +1,255 @@
+// Loading, reporting and interpreting, each a plain function over a LoadedProgram.
+#include "cli/driver.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "frontend/crc32.h"
+#include "frontend/npy.h"
+#include "ir/interpreter.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+
+namespace thunderc::cli {
+namespace {
+
+bool endsWith(const std::string &text, const std::string &suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Expected<std::string> readFile(const std::string &path) {
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream)
+    return ioError("cannot open file");
+  std::stringstream buffer;
+  buffer << stream.rdbuf();
+  return buffer.str();
+}
+
+const char *inputKindName(ir::InputKind kind) {
+  switch (kind) {
+  case ir::InputKind::User: return "input";
+  case ir::InputKind::Parameter: return "parameter";
+  case ir::InputKind::Buffer: return "buffer";
+  case ir::InputKind::Constant: return "constant";
+  }
+  return "?";
+}
+
+std::optional<ir::DType> dtypeForNpy(const std::string &descr) {
+  for (int i = 0; i < ir::kNumDTypes; ++i) {
+    auto dtype = static_cast<ir::DType>(i);
+    if (ir::npyDescr(dtype) == descr)
+      return dtype;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+ir::HostTensor contiguousCopy(const ir::TensorView &view) {
+  ir::HostTensor tensor;
+  tensor.dtype = view.dtype;
+  tensor.shape = view.shape;
+  int64_t itemSize = ir::dtypeSize(view.dtype);
+  int64_t count = tensor.numel();
+  tensor.bytes.resize(static_cast<size_t>(count * itemSize));
+  std::vector<int64_t> index(view.shape.size(), 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < index.size(); ++d)
+      offset += index[d] * view.strides[d];
+    std::memcpy(tensor.bytes.data() + linear * itemSize, view.data + offset * itemSize,
+                static_cast<size_t>(itemSize));
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < view.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return tensor;
+}
+
+Expected<LoadedProgram> loadProgram(const std::string &path) {
+  LoadedProgram program;
+  program.path = path;
+  if (endsWith(path, ".tir")) {
+    Expected<std::string> text = readFile(path);
+    if (!text.ok())
+      return std::move(text).error().withContext(path);
+    TC_ASSIGN_OR_RETURN(program.parsedGraph, ir::parseGraph(*text, path));
+    program.graph = program.parsedGraph.get();
+  } else {
+    Expected<frontend::ImportedModel> imported = frontend::importPt2(path);
+    if (!imported.ok())
+      return std::move(imported).error().withContext(path);
+    program.imported = std::move(*imported);
+    program.graph = program.imported.graph.get();
+  }
+  Status verified = ir::verifyGraph(*program.graph);
+  if (!verified.ok())
+    return std::move(verified).error().withContext(path);
+  return program;
+}
+
+std::string textReport(const LoadedProgram &program) {
+  std::ostringstream out;
+  const frontend::ImportedModel &model = program.imported;
+  out << "model: " << program.path;
+  if (!model.torchVersion.empty())
+    out << " (torch " << model.torchVersion << ", " << model.irLevel << " IR)";
+  out << "\n";
+  for (const auto &input : program.graph->inputs())
+    if (input->inputKind() == ir::InputKind::User)
+      out << "input:  %" << input->name() << ": " << input->type().str() << "\n";
+  for (const ir::Value *output : program.graph->outputs())
+    out << "output: " << output->type().str() << "\n";
+  for (const auto &[name, range] : program.graph->symbols())
+    out << "symbol: " << name << " in [" << range.min << ", "
+        << (range.max ? std::to_string(*range.max) : "inf") << "]\n";
+  std::map<std::string, int> counts;
+  for (const auto &node : model.nodes)
+    ++counts[node.status];
+  out << "nodes: " << model.nodes.size() << " exported, " << counts["compiled"] << " compiled, "
+      << counts["unsupported"] << " unsupported, " << counts["dropped"]
+      << " dropped (assertions), " << counts["shape"] << " shape arithmetic; "
+      << program.graph->numNodes() << " thunderc ops\n\n";
+  char line[512];
+  std::snprintf(line, sizeof(line), "%-12s %-28s %-44s %-22s %s\n", "status", "node", "op",
+                "thunderc", "source");
+  out << line;
+  for (const auto &node : model.nodes) {
+    std::string ops;
+    for (const std::string &op : node.irOps)
+      ops += (ops.empty() ? "" : ",") + op;
+    std::string source = node.source.loc.empty() ? "-" : node.source.loc + "  " + node.source.code;
+    std::snprintf(line, sizeof(line), "%-12s %-28s %-44s %-22s %s\n", node.status.c_str(),
+                  node.name.c_str(), node.target.c_str(), ops.empty() ? "-" : ops.c_str(),
+                  source.c_str());
+    out << line;
+  }
+  out << "\n";
+  if (model.unsupported.empty()) {
+    out << "unsupported: none; every op compiles\n";
+    return out.str();
+  }
+  out << "unsupported: " << model.unsupported.size() << " node(s) cannot be compiled:\n";
+  for (const auto &node : model.unsupported)
+    out << "  node '" << node.name << "' (" << node.target << "): " << node.reason
+        << (node.source.loc.empty() ? "" : "  at " + node.source.file + ":" +
+                                               node.source.loc.substr(node.source.loc.rfind(':') + 1))
+        << "\n";
+  return out.str();
+}
+
+std::string jsonReport(const LoadedProgram &program) {
+  using nlohmann::json;
+  const frontend::ImportedModel &model = program.imported;
+  json report;
+  report["model"] = program.path;
+  report["torch_version"] = model.torchVersion;
+  report["ir_level"] = model.irLevel;
+  report["inputs"] = json::array();
+  report["weights"] = json::array();
+  for (const auto &input : program.graph->inputs()) {
+    if (input->inputKind() == ir::InputKind::User) {
+      report["inputs"].push_back({{"name", input->name()}, {"type", input->type().str()}});
+      continue;
+    }
+    json weight{{"name", input->weightName()},
+                {"kind", inputKindName(input->inputKind())},
+                {"type", input->type().str()}};
+    if (model.archive) {
+      Expected<ir::TensorView> view = model.archive->tensor(input->weightName());
+      if (view.ok()) {
+        ir::HostTensor bytes = contiguousCopy(*view);
+        weight["crc32"] = frontend::crc32(bytes.bytes);
+      }
+    }
+    report["weights"].push_back(weight);
+  }
+  report["outputs"] = json::array();
+  for (const ir::Value *output : program.graph->outputs())
+    report["outputs"].push_back({{"type", output->type().str()}});
+  report["nodes"] = json::array();
+  std::map<std::string, int> counts;
+  for (const auto &node : model.nodes) {
+    ++counts[node.status];
+    report["nodes"].push_back({{"name", node.name},
+                               {"target", node.target},
+                               {"status", node.status},
+                               {"thunderc_ops", node.irOps},
+                               {"loc", node.source.loc},
+                               {"file", node.source.file},
+                               {"code", node.source.code}});
+  }
+  report["unsupported"] = json::array();
+  for (const auto &node : model.unsupported)
+    report["unsupported"].push_back({{"name", node.name},
+                                     {"target", node.target},
+                                     {"reason", node.reason},
+                                     {"loc", node.source.loc}});
+  report["counts"] = {{"exported_nodes", model.nodes.size()},
+                      {"compiled", counts["compiled"]},
+                      {"unsupported", counts["unsupported"]},
+                      {"dropped", counts["dropped"]},
+                      {"shape", counts["shape"]},
+                      {"thunderc_ops", program.graph->numNodes()}};
+  return report.dump(2) + "\n";
+}
+
+Status interpretToFiles(const LoadedProgram &program, const std::vector<std::string> &inputs,
+                        const std::vector<std::string> &outputs) {
+  std::vector<frontend::NpyArray> arrays;
+  std::vector<ir::TensorView> views;
+  std::vector<const ir::Value *> userInputs;
+  for (const auto &input : program.graph->inputs())
+    if (input->inputKind() == ir::InputKind::User)
+      userInputs.push_back(input.get());
+  if (inputs.size() != userInputs.size())
+    return invalidInput("the model takes " + std::to_string(userInputs.size()) +
+                        " input(s), " + std::to_string(inputs.size()) + " given");
+  arrays.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Expected<frontend::NpyArray> array = frontend::readNpy(inputs[i]);
+    if (!array.ok())
+      return std::move(array).error().withContext(inputs[i]);
+    std::optional<ir::DType> dtype = dtypeForNpy(array->descr);
+    if (!dtype)
+      return unsupported(inputs[i] + ": unsupported .npy dtype " + array->descr);
+    arrays.push_back(std::move(*array));
+    ir::TensorView view;
+    view.dtype = *dtype;
+    view.shape = arrays.back().shape;
+    view.strides = ir::contiguousStrides(view.shape);
+    view.data = arrays.back().data.data();
+    views.push_back(view);
+  }
+  ir::WeightProvider weights = [&](const ir::Value &input) -> Expected<ir::TensorView> {
+    if (!program.imported.archive)
+      return invalidInput("text IR carries no weights for '" + input.name() + "'");
+    return program.imported.archive->tensor(input.weightName());
+  };
+  TC_ASSIGN_OR_RETURN(std::vector<ir::HostTensor> results,
+                      ir::interpret(*program.graph, views, weights));
+  if (outputs.size() != results.size())
+    return invalidInput("the model has " + std::to_string(results.size()) + " output(s), " +
+                        std::to_string(outputs.size()) + " output file(s) given");
+  for (size_t i = 0; i < results.size(); ++i) {
+    frontend::NpyArray array;
+    array.descr = std::string(ir::npyDescr(results[i].dtype));
+    array.shape = results[i].shape;
+    array.data = std::move(results[i].bytes);
+    Status written = frontend::writeNpy(outputs[i], array);
+    if (!written.ok())
+      return std::move(written).error().withContext(outputs[i]);
+  }
+  return Status::success();
+}
+
+} // namespace thunderc::cli

@@ -1,0 +1,38 @@
+// The driver: one function per stage, called in order by cli/main.cpp.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/importer.h"
+#include "ir/graph.h"
+#include "ir/host_tensor.h"
+#include "ir/status.h"
+
+namespace thunderc::cli {
+
+/// A program loaded from a .pt2 archive (with weights) or from text IR (.tir, no weights).
+struct LoadedProgram {
+  std::string path;
+  frontend::ImportedModel imported; ///< empty archive for text IR
+  ir::Graph *graph = nullptr;
+  std::unique_ptr<ir::Graph> parsedGraph; ///< owns the graph for text IR
+};
+
+/// Reads `path` by its extension (.tir text IR, otherwise a .pt2 archive) and verifies the
+/// resulting graph. Errors are prefixed with the path.
+Expected<LoadedProgram> loadProgram(const std::string &path);
+
+/// Text report (every node: status, name, op, source line) or its JSON form.
+std::string textReport(const LoadedProgram &program);
+std::string jsonReport(const LoadedProgram &program);
+
+/// Runs the reference interpreter on .npy inputs and writes .npy outputs.
+Status interpretToFiles(const LoadedProgram &program, const std::vector<std::string> &inputs,
+                        const std::vector<std::string> &outputs);
+
+/// Contiguous row-major copy of a strided view.
+ir::HostTensor contiguousCopy(const ir::TensorView &view);
+
+} // namespace thunderc::cli

@@ -1,0 +1,108 @@
+// `thunderc`: parses flags once, then calls the driver's stages in order.
+#include <cstdio>
+#include <iostream>
+
+#include <cxxopts.hpp>
+#include <spdlog/spdlog.h>
+
+#include "cli/driver.h"
+#include "cli/exit_codes.h"
+#include "ir/printer.h"
+
+namespace {
+
+using namespace thunderc;
+using namespace thunderc::cli;
+
+int fail(const Error &error) {
+  std::fprintf(stderr, "error: %s\n", error.message().c_str());
+  return exitCodeFor(error.kind());
+}
+
+int usage(const std::string &message) {
+  std::fprintf(stderr, "error: %s (see thunderc --help)\n", message.c_str());
+  return kExitUsage;
+}
+
+int run(int argc, char **argv) {
+  cxxopts::Options options(
+      "thunderc", "thunderc: an ahead-of-time compiler for exported PyTorch programs");
+  options.positional_help("INPUT");
+  options.custom_help("INPUT [options]");
+  // clang-format off
+  options.add_options()
+      ("input", "a .pt2 archive from torch.export.save (torch 2.9-2.14), or text IR (.tir)",
+       cxxopts::value<std::string>())
+      ("emit", "what to print: ir (the SSA graph), report (every op: status, node, source "
+               "line), report-json (the same as JSON, with weight checksums)",
+       cxxopts::value<std::string>()->default_value("ir"))
+      ("interpret", "run the reference interpreter on --inputs and write --outputs")
+      ("inputs", "input .npy files, in graph input order (comma-separated)",
+       cxxopts::value<std::vector<std::string>>())
+      ("outputs", "output .npy files, in graph output order (comma-separated)",
+       cxxopts::value<std::vector<std::string>>())
+      ("v,verbose", "log progress to stderr")
+      ("q,quiet", "print errors only")
+      ("version", "print the version and exit")
+      ("h,help", "print this help and exit");
+  // clang-format on
+  options.parse_positional({"input"});
+  cxxopts::ParseResult args;
+  try {
+    args = options.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception &e) {
+    return usage(e.what());
+  }
+  if (args.count("help")) {
+    std::cout << options.help() << "\n" << kExitCodeHelp;
+    return kExitOk;
+  }
+  if (args.count("version")) {
+    std::cout << "thunderc " << THUNDERC_VERSION << "\n";
+    return kExitOk;
+  }
+  spdlog::set_pattern("thunderc: %v");
+  spdlog::set_level(args.count("verbose")  ? spdlog::level::debug
+                    : args.count("quiet") ? spdlog::level::err
+                                          : spdlog::level::warn);
+  if (!args.count("input"))
+    return usage("no input file");
+  std::string emit = args["emit"].as<std::string>();
+  if (emit != "ir" && emit != "report" && emit != "report-json")
+    return usage("unknown --emit value '" + emit + "'");
+
+  std::string input = args["input"].as<std::string>();
+  spdlog::debug("loading {}", input);
+  Expected<LoadedProgram> program = loadProgram(input);
+  if (!program.ok())
+    return fail(program.error());
+  spdlog::debug("loaded {} nodes", program->graph->numNodes());
+
+  if (args.count("interpret")) {
+    if (!args.count("inputs") || !args.count("outputs"))
+      return usage("--interpret needs --inputs and --outputs");
+    Status status = interpretToFiles(*program, args["inputs"].as<std::vector<std::string>>(),
+                                     args["outputs"].as<std::vector<std::string>>());
+    if (!status.ok())
+      return fail(status.error().withContext(input));
+    return kExitOk;
+  }
+  if (emit == "ir")
+    std::cout << ir::printGraph(*program->graph);
+  else if (emit == "report")
+    std::cout << textReport(*program);
+  else
+    std::cout << jsonReport(*program);
+  return kExitOk;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "internal compiler error: uncaught exception: %s\n", e.what());
+    return kExitInternal;
+  }
+}

@@ -1,0 +1,454 @@
+// ExportedProgram JSON -> ir::Graph. The algorithm:
+//   1. open the archive and parse models/<name>.json; check the schema version;
+//   2. rename the exporter's symbols (s77, s27, ...) to s0, s1, ... in order of first use by
+//      the user inputs, and record their ranges from range_constraints;
+//   3. create graph inputs from the signature (weights first, as exported), checking each
+//      weight's archive record against the placeholder's metadata;
+//   4. import nodes in order: assertions are dropped, SymInt arithmetic becomes symbolic
+//      expressions, ATen ops go through the import table, anything else stays as aten_call;
+//   5. set the outputs from the signature's user outputs.
+#include "frontend/importer.h"
+
+#include <filesystem>
+
+#include "frontend/json_util.h"
+#include "frontend/node_importer.h"
+#include "frontend/sympy_expr.h"
+
+namespace thunderc::frontend {
+namespace {
+
+constexpr int64_t kSupportedSchemaMajor = 8;
+
+// "File "/x/zoo.py", line 57, in forward\n    y = self.fc(x)" -> the last frame outside
+// torch itself.
+ir::SourceInfo sourceFromStackTrace(const std::string &trace) {
+  ir::SourceInfo best;
+  size_t pos = 0;
+  while ((pos = trace.find("File \"", pos)) != std::string::npos) {
+    size_t fileStart = pos + 6;
+    size_t fileEnd = trace.find('"', fileStart);
+    if (fileEnd == std::string::npos)
+      break;
+    std::string file = trace.substr(fileStart, fileEnd - fileStart);
+    size_t lineStart = trace.find("line ", fileEnd);
+    int line = lineStart == std::string::npos ? 0 : std::atoi(trace.c_str() + lineStart + 5);
+    size_t codeStart = trace.find('\n', fileEnd);
+    std::string code;
+    if (codeStart != std::string::npos) {
+      size_t codeEnd = trace.find('\n', codeStart + 1);
+      code = trace.substr(codeStart + 1, codeEnd == std::string::npos ? std::string::npos
+                                                                      : codeEnd - codeStart - 1);
+      code.erase(0, code.find_first_not_of(' '));
+    }
+    pos = fileEnd;
+    bool insideTorch = file.find("/torch/") != std::string::npos ||
+                       file.rfind("torch/", 0) == 0;
+    if (insideTorch && !best.file.empty())
+      continue;
+    if (insideTorch)
+      continue;
+    best.file = file;
+    best.code = code;
+    best.loc = std::filesystem::path(file).filename().string() + ":" + std::to_string(line);
+  }
+  return best;
+}
+
+std::string shortTarget(const std::string &target) {
+  constexpr std::string_view kPrefix = "torch.ops.";
+  return target.rfind(kPrefix, 0) == 0 ? target.substr(kPrefix.size()) : target;
+}
+
+bool isSymIntTarget(const std::string &target) {
+  return target.rfind("_operator.", 0) == 0 || target.rfind("math.", 0) == 0 ||
+         target == "torch.ops.aten.sym_size.int" || target == "torch.ops.aten.sym_numel.default" ||
+         target == "torch.ops.aten.sym_stride.int" || target.rfind("torch.sym_", 0) == 0;
+}
+
+class ProgramImporter {
+public:
+  ProgramImporter(ImportedModel &model) : model_(model) {}
+
+  Status run(const Json &program) {
+    TC_TRY(checkVersion(program));
+    TC_ASSIGN_OR_RETURN(const Json *module, jsonObject(program, "graph_module"));
+    TC_ASSIGN_OR_RETURN(const Json *graph, jsonObject(*module, "graph"));
+    TC_ASSIGN_OR_RETURN(const Json *signature, jsonObject(*module, "signature"));
+    TC_ASSIGN_OR_RETURN(state_.tensorValues, jsonObject(*graph, "tensor_values"));
+    if (graph->contains("sym_int_values") && (*graph)["sym_int_values"].is_object())
+      state_.symIntValues = &(*graph)["sym_int_values"];
+    model_.graph = std::make_unique<ir::Graph>("model");
+    state_.graph = model_.graph.get();
+    TC_TRY(collectReferences(*graph, *signature));
+    TC_TRY(declareSymbols(program, *signature));
+    TC_TRY(importInputs(*signature));
+    TC_ASSIGN_OR_RETURN(const Json *nodes, jsonArray(*graph, "nodes"));
+    for (size_t i = 0; i < nodes->size(); ++i)
+      TC_TRY(importNode((*nodes)[i], i));
+    return importOutputs(*signature);
+  }
+
+private:
+  Status checkVersion(const Json &program) {
+    if (program.contains("torch_version") && program["torch_version"].is_string())
+      model_.torchVersion = program["torch_version"].get<std::string>();
+    if (program.contains("verifiers") && program["verifiers"].is_array() &&
+        !program["verifiers"].empty() && program["verifiers"][0].is_string())
+      model_.irLevel = program["verifiers"][0].get<std::string>();
+    TC_ASSIGN_OR_RETURN(const Json *version, jsonObject(program, "schema_version"));
+    TC_ASSIGN_OR_RETURN(int64_t major, jsonInt(*version, "major"));
+    if (major != kSupportedSchemaMajor)
+      return unsupported("export schema version " + std::to_string(major) +
+                         " (thunderc reads schema 8, written by torch 2.9 to 2.14)");
+    return Status::success();
+  }
+
+  // Every tensor name that a node argument or a user output reads.
+  Status collectReferences(const Json &graph, const Json &signature) {
+    std::function<void(const Json &)> visit = [&](const Json &value) {
+      if (value.is_object()) {
+        for (auto it = value.begin(); it != value.end(); ++it) {
+          if (it.key() == "name" && it.value().is_string())
+            state_.referencedNames.insert(it.value().get<std::string>());
+          else
+            visit(it.value());
+        }
+      } else if (value.is_array()) {
+        for (const Json &item : value)
+          visit(item);
+      }
+    };
+    TC_ASSIGN_OR_RETURN(const Json *nodes, jsonArray(graph, "nodes"));
+    for (const Json &node : *nodes)
+      if (node.is_object() && node.contains("inputs"))
+        visit(node["inputs"]);
+    if (signature.contains("output_specs"))
+      visit(signature["output_specs"]);
+    return Status::success();
+  }
+
+  // Symbols are renamed s0, s1, ... in order of first appearance in the user inputs' sizes
+  // (then any others, in range_constraints order), so names are stable across exports.
+  Status declareSymbols(const Json &program, const Json &signature) {
+    TC_ASSIGN_OR_RETURN(const Json *inputSpecs, jsonArray(signature, "input_specs"));
+    std::vector<std::string> order;
+    auto addSymbols = [&](const std::string &srepr) {
+      for (const std::string &symbol : sympySymbols(srepr))
+        if (std::find(order.begin(), order.end(), symbol) == order.end())
+          order.push_back(symbol);
+    };
+    for (const Json &spec : *inputSpecs) {
+      if (!spec.is_object() || !spec.contains("user_input"))
+        continue;
+      const Json &arg = spec["user_input"]["arg"];
+      if (!arg.is_object() || !arg.contains("as_tensor"))
+        continue;
+      std::string name = arg["as_tensor"].value("name", "");
+      if (!state_.tensorValues->contains(name))
+        continue;
+      const Json &sizes = (*state_.tensorValues)[name]["sizes"];
+      if (!sizes.is_array())
+        continue;
+      for (const Json &size : sizes)
+        if (size.is_object() && size.contains("as_expr") && size["as_expr"].is_object())
+          addSymbols(size["as_expr"].value("expr_str", ""));
+    }
+    const Json *constraints = nullptr;
+    if (program.contains("range_constraints") && program["range_constraints"].is_object())
+      constraints = &program["range_constraints"];
+    if (constraints)
+      for (auto it = constraints->begin(); it != constraints->end(); ++it)
+        if (std::find(order.begin(), order.end(), it.key()) == order.end())
+          order.push_back(it.key());
+    for (size_t i = 0; i < order.size(); ++i) {
+      std::string name = "s" + std::to_string(i);
+      state_.symbolRenames[order[i]] = name;
+      ir::SymbolRange range;
+      if (constraints && constraints->contains(order[i])) {
+        const Json &bounds = (*constraints)[order[i]];
+        if (bounds.contains("min_val") && bounds["min_val"].is_number_integer())
+          range.min = bounds["min_val"].get<int64_t>();
+        if (bounds.contains("max_val") && bounds["max_val"].is_number_integer())
+          range.max = bounds["max_val"].get<int64_t>();
+      }
+      if (range.max && *range.max < range.min)
+        return invalidInput("range_constraints['" + order[i] + "']: empty range");
+      model_.graph->symbols()[name] = range;
+    }
+    return Status::success();
+  }
+
+  Expected<ir::TensorType> placeholderType(const std::string &name) {
+    if (!state_.tensorValues->contains(name))
+      return invalidInput("no tensor_values entry for input '" + name + "'");
+    Expected<ir::TensorType> type = tensorTypeFromMeta((*state_.tensorValues)[name], state_);
+    if (!type.ok())
+      return std::move(type).error().withContext("tensor_values['" + name + "']");
+    return type;
+  }
+
+  // A weight's archive record must agree with the placeholder's metadata.
+  Status checkWeight(const std::string &fqn, const ir::TensorType &type) {
+    Expected<ir::TensorView> view = model_.archive->tensor(fqn);
+    if (!view.ok())
+      return std::move(view).error();
+    bool sameShape = view->shape.size() == type.shape.size();
+    for (size_t i = 0; sameShape && i < view->shape.size(); ++i)
+      sameShape = type.shape[i] == ir::Dim(view->shape[i]);
+    if (view->dtype != type.dtype || !sameShape)
+      return invalidInput("weight '" + fqn + "' is stored as " +
+                          std::string(ir::dtypeName(view->dtype)) + " with shape " +
+                          std::to_string(view->shape.size()) + "-d, but the graph expects " +
+                          type.str());
+    return Status::success();
+  }
+
+  Status importInputs(const Json &signature) {
+    TC_ASSIGN_OR_RETURN(const Json *inputSpecs, jsonArray(signature, "input_specs"));
+    for (const Json &spec : *inputSpecs) {
+      TC_ASSIGN_OR_RETURN(JsonUnion input, jsonUnion(spec, "input spec"));
+      const Json &payload = *input.payload;
+      if (input.kind == "constant_input")
+        continue; // a specialized non-tensor user input; it has no placeholder to feed
+      ir::InputKind kind = ir::InputKind::User;
+      const char *fqnField = nullptr;
+      if (input.kind == "parameter") {
+        kind = ir::InputKind::Parameter;
+        fqnField = "parameter_name";
+      } else if (input.kind == "buffer") {
+        kind = ir::InputKind::Buffer;
+        fqnField = "buffer_name";
+      } else if (input.kind == "tensor_constant") {
+        kind = ir::InputKind::Constant;
+        fqnField = "tensor_constant_name";
+      } else if (input.kind != "user_input") {
+        return unsupported("input of kind '" + input.kind + "'");
+      }
+      TC_ASSIGN_OR_RETURN(const Json *arg, jsonObject(payload, "arg"));
+      const Json *tensorArg = arg;
+      if (kind == ir::InputKind::User) {
+        TC_ASSIGN_OR_RETURN(JsonUnion userArg, jsonUnion(*arg, "user input"));
+        if (userArg.kind != "as_tensor")
+          return unsupported("non-tensor user input (" + userArg.kind + ")");
+        tensorArg = userArg.payload;
+      }
+      TC_ASSIGN_OR_RETURN(std::string name, jsonString(*tensorArg, "name"));
+      TC_ASSIGN_OR_RETURN(ir::TensorType type, placeholderType(name));
+      std::string fqn;
+      if (fqnField) {
+        TC_ASSIGN_OR_RETURN(fqn, jsonString(payload, fqnField));
+        TC_TRY(checkWeight(fqn, type));
+      }
+      if (state_.values.count(name))
+        return invalidInput("input '" + name + "' is defined twice");
+      state_.values[name] = model_.graph->addInput(name, std::move(type), kind, fqn);
+    }
+    return Status::success();
+  }
+
+  Status importOutputs(const Json &signature) {
+    TC_ASSIGN_OR_RETURN(const Json *outputSpecs, jsonArray(signature, "output_specs"));
+    std::vector<ir::Value *> outputs;
+    for (const Json &spec : *outputSpecs) {
+      TC_ASSIGN_OR_RETURN(JsonUnion output, jsonUnion(spec, "output spec"));
+      if (output.kind == "buffer_mutation" || output.kind == "parameter_mutation" ||
+          output.kind == "user_input_mutation")
+        return unsupported("the program mutates its state (" + output.kind +
+                           "); thunderc compiles stateless inference programs — export the "
+                           "model in eval mode");
+      if (output.kind != "user_output")
+        return unsupported("output of kind '" + output.kind + "'");
+      TC_ASSIGN_OR_RETURN(const Json *arg, jsonObject(*output.payload, "arg"));
+      TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*arg, "user output"));
+      if (value.kind != "as_tensor")
+        return unsupported("non-tensor model output (" + value.kind + ")");
+      TC_ASSIGN_OR_RETURN(std::string name, jsonString(*value.payload, "name"));
+      auto it = state_.values.find(name);
+      if (it == state_.values.end())
+        return invalidInput("output '" + name + "' is not defined by any node");
+      outputs.push_back(it->second);
+    }
+    model_.graph->setOutputs(std::move(outputs));
+    return Status::success();
+  }
+
+  // SymInt-producing nodes become expressions: sym_int_values has them when the exporter
+  // could express them; otherwise they are computed from the node.
+  Status importSymIntNode(const Json &node, const std::string &name) {
+    TC_ASSIGN_OR_RETURN(const Json *outputs, jsonArray(node, "outputs"));
+    for (const Json &output : *outputs) {
+      if (!output.is_object() || !output.contains("as_sym_int"))
+        continue;
+      std::string symName = output["as_sym_int"].value("as_name", "");
+      if (state_.symIntValues && state_.symIntValues->contains(symName)) {
+        const Json &value = (*state_.symIntValues)[symName];
+        Expected<ir::TensorType> probe = tensorTypeFromMeta(
+            Json{{"dtype", 5}, {"sizes", Json::array({value})}}, state_);
+        if (!probe.ok())
+          return std::move(probe).error().withContext("sym_int_values['" + symName + "']");
+        state_.symInts[symName] = probe->shape[0].asExpr();
+        continue;
+      }
+      return unsupported("symbolic value '" + symName + "' of node '" + name +
+                         "' has no expression in sym_int_values");
+    }
+    return Status::success();
+  }
+
+  std::string nodeName(const Json &node, size_t index) {
+    if (node.contains("name") && node["name"].is_string())
+      return node["name"].get<std::string>();
+    if (node.contains("outputs") && node["outputs"].is_array() && !node["outputs"].empty()) {
+      const Json &first = node["outputs"][0];
+      if (first.is_object() && first.contains("as_tensor"))
+        return first["as_tensor"].value("name", "");
+    }
+    return "node_" + std::to_string(index);
+  }
+
+  Status importNode(const Json &node, size_t index) {
+    std::string name = nodeName(node, index);
+    Expected<std::string> target = jsonString(node, "target");
+    if (!target.ok())
+      return std::move(target).error().withContext("node '" + name + "'");
+    std::string context = "node '" + name + "' (" + shortTarget(*target) + ")";
+    ir::SourceInfo source;
+    if (node.contains("metadata") && node["metadata"].is_object() &&
+        node["metadata"].contains("stack_trace") && node["metadata"]["stack_trace"].is_string())
+      source = sourceFromStackTrace(node["metadata"]["stack_trace"].get<std::string>());
+    source.target = shortTarget(*target);
+    ImportedNodeRecord record{name, source.target, "compiled", {}, source};
+
+    if (isDroppedAssertion(*target)) {
+      record.status = "dropped";
+      model_.nodes.push_back(record);
+      return Status::success();
+    }
+    if (isSymIntTarget(*target)) {
+      record.status = "shape";
+      model_.nodes.push_back(record);
+      TC_TRY_CONTEXT(importSymIntNode(node, name), context);
+      return Status::success();
+    }
+    size_t nodesBefore = static_cast<size_t>(model_.graph->numNodes());
+    Status status = importMapped(node, *target, name, source);
+    if (!status.ok() && status.error().kind() != ErrorKind::Unsupported)
+      return std::move(status).error().withContext(context);
+    if (!status.ok()) {
+      eraseNodesAfter(nodesBefore);
+      record.status = "unsupported";
+      model_.unsupported.push_back({name, source.target, status.error().message(), source});
+      TC_TRY_CONTEXT(keepAsAtenCall(node, name, source), context);
+    }
+    auto it = std::next(model_.graph->nodes().begin(), static_cast<long>(nodesBefore));
+    for (; it != model_.graph->nodes().end(); ++it)
+      record.irOps.emplace_back(ir::opName((*it)->op()));
+    model_.nodes.push_back(record);
+    return Status::success();
+  }
+
+  Status importMapped(const Json &node, const std::string &target, const std::string &name,
+                      const ir::SourceInfo &source) {
+    const OpSchema *schema = findOpSchema(target);
+    ImportFunction function = findImportFunction(target);
+    if (schema == nullptr || function == nullptr)
+      return unsupported("no thunderc lowering for " + shortTarget(target));
+    NodeImport import(state_, node, *schema, name, source);
+    TC_TRY(import.matchArguments());
+    return function(import);
+  }
+
+  void eraseNodesAfter(size_t count) {
+    while (static_cast<size_t>(model_.graph->numNodes()) > count) {
+      ir::Node *last = model_.graph->nodes().back().get();
+      for (int i = 0; i < last->numResults(); ++i)
+        for (auto it = state_.values.begin(); it != state_.values.end();)
+          it = it->second == last->result(i) ? state_.values.erase(it) : std::next(it);
+      model_.graph->eraseNode(last);
+    }
+  }
+
+  // Keeps an op thunderc cannot compile: its tensor arguments as operands, its tensor
+  // outputs as results, so the rest of the graph still imports and reports can list it.
+  Status keepAsAtenCall(const Json &node, const std::string &name,
+                        const ir::SourceInfo &source) {
+    std::vector<ir::Value *> operands;
+    std::function<void(const Json &)> collect = [&](const Json &value) {
+      if (value.is_object()) {
+        for (auto it = value.begin(); it != value.end(); ++it) {
+          if (it.key() == "name" && it.value().is_string()) {
+            auto found = state_.values.find(it.value().get<std::string>());
+            if (found != state_.values.end())
+              operands.push_back(found->second);
+          } else {
+            collect(it.value());
+          }
+        }
+      } else if (value.is_array()) {
+        for (const Json &item : value)
+          collect(item);
+      }
+    };
+    if (node.contains("inputs"))
+      collect(node["inputs"]);
+    std::vector<std::string> names;
+    std::vector<ir::TensorType> types;
+    TC_ASSIGN_OR_RETURN(const Json *outputs, jsonArray(node, "outputs"));
+    for (const Json &output : *outputs) {
+      std::vector<const Json *> tensors;
+      if (output.contains("as_tensor"))
+        tensors.push_back(&output["as_tensor"]);
+      if (output.contains("as_tensors") && output["as_tensors"].is_array())
+        for (const Json &item : output["as_tensors"])
+          tensors.push_back(&item);
+      for (const Json *tensor : tensors) {
+        TC_ASSIGN_OR_RETURN(std::string tensorName, jsonString(*tensor, "name"));
+        TC_ASSIGN_OR_RETURN(ir::TensorType type, placeholderType(tensorName));
+        names.push_back(tensorName);
+        types.push_back(std::move(type));
+      }
+    }
+    if (types.empty())
+      return Status::success(); // nothing to keep: no later node can read it
+    ir::AttrMap attrs;
+    attrs.set("target", source.target);
+    ir::Node *call =
+        model_.graph->appendNode(ir::OpKind::AtenCall, operands, types, std::move(attrs));
+    call->setName(name);
+    call->source() = source;
+    for (size_t i = 0; i < names.size(); ++i) {
+      call->result(static_cast<int>(i))->setName(names[i]);
+      state_.values[names[i]] = call->result(static_cast<int>(i));
+    }
+    return Status::success();
+  }
+
+  ImportedModel &model_;
+  ImportState state_;
+};
+
+} // namespace
+
+Expected<ImportedModel> importPt2(const std::string &path) {
+  ImportedModel model;
+  TC_ASSIGN_OR_RETURN(Pt2Archive archive, Pt2Archive::open(path));
+  model.archive = std::make_unique<Pt2Archive>(std::move(archive));
+  const std::string &member = model.archive->modelMember();
+  Expected<Json> program = parseJson(model.archive->modelJson());
+  if (!program.ok())
+    return std::move(program).error().withContext(member);
+  ProgramImporter importer(model);
+  // nlohmann throws type_error on a wrong-typed field we did not check by hand; treat it as
+  // malformed input rather than crash.
+  try {
+    Status status = importer.run(*program);
+    if (!status.ok())
+      return std::move(status).error().withContext(member);
+  } catch (const Json::exception &e) {
+    return invalidInput(std::string("malformed program JSON: ") + e.what()).withContext(member);
+  }
+  return model;
+}
+
+} // namespace thunderc::frontend

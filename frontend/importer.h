@@ -1,0 +1,48 @@
+// Imports a torch.export program (.pt2) into an ir::Graph: the graph signature, every node
+// through the ATen import table, symbolic dims with their ranges, and the weights.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/pt2_archive.h"
+#include "ir/graph.h"
+#include "ir/status.h"
+
+namespace thunderc::frontend {
+
+/// Why one exported node is not compiled (it stays in the graph as an aten_call node).
+struct UnsupportedNode {
+  std::string name;   ///< exported node name
+  std::string target; ///< "aten.foo.default"
+  std::string reason; ///< "no thunderc lowering", or the feature that is missing
+  ir::SourceInfo source;
+};
+
+/// One exported node and what became of it, for reports.
+struct ImportedNodeRecord {
+  std::string name;
+  std::string target;
+  std::string status; ///< "compiled", "unsupported", "dropped" (asserts), "shape" (SymInt math)
+  std::vector<std::string> irOps; ///< thunderc ops it became
+  ir::SourceInfo source;
+};
+
+/// A successfully imported program. The archive stays open so weights remain mapped.
+struct ImportedModel {
+  std::unique_ptr<Pt2Archive> archive;
+  std::unique_ptr<ir::Graph> graph;
+  std::string irLevel;      ///< the exporter's verifier: "TRAINING" or "ATEN"
+  std::string torchVersion; ///< as recorded in the program
+  std::vector<ImportedNodeRecord> nodes;
+  std::vector<UnsupportedNode> unsupported;
+};
+
+/// Opens and imports `path`. Errors carry the archive member and node:
+/// "models/model.json: node 'conv2d_3' (aten.convolution.default): ...". Unsupported ops do
+/// not fail the import (see ImportedModel::unsupported); unsupported program-level features
+/// (buffer mutation, non-tensor inputs, ...) are ErrorKind::Unsupported.
+Expected<ImportedModel> importPt2(const std::string &path);
+
+} // namespace thunderc::frontend

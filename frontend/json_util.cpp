@@ -1,0 +1,107 @@
+// Checked JSON access and the schema dtype table.
+#include "frontend/json_util.h"
+
+#include <limits>
+
+namespace thunderc::frontend {
+
+Expected<Json> parseJson(const std::string &text) {
+  // The JSON parser is the one place that reports through exceptions; convert at the edge.
+  try {
+    return Json::parse(text);
+  } catch (const Json::exception &e) {
+    std::string message = e.what();
+    // nlohmann prefixes "[json.exception.parse_error.101] "; keep what follows.
+    size_t bracket = message.find("] ");
+    return invalidInput("invalid JSON: " +
+                        (bracket == std::string::npos ? message : message.substr(bracket + 2)));
+  }
+}
+
+Expected<const Json *> jsonField(const Json &object, const char *key) {
+  if (!object.is_object())
+    return invalidInput(std::string("expected an object with field '") + key + "'");
+  auto it = object.find(key);
+  if (it == object.end())
+    return invalidInput(std::string("missing field '") + key + "'");
+  return &*it;
+}
+
+Expected<int64_t> jsonInt(const Json &object, const char *key) {
+  TC_ASSIGN_OR_RETURN(const Json *value, jsonField(object, key));
+  if (!value->is_number_integer())
+    return invalidInput(std::string("field '") + key + "' is not an integer");
+  return value->get<int64_t>();
+}
+
+Expected<std::string> jsonString(const Json &object, const char *key) {
+  TC_ASSIGN_OR_RETURN(const Json *value, jsonField(object, key));
+  if (!value->is_string())
+    return invalidInput(std::string("field '") + key + "' is not a string");
+  return value->get<std::string>();
+}
+
+Expected<const Json *> jsonArray(const Json &object, const char *key) {
+  TC_ASSIGN_OR_RETURN(const Json *value, jsonField(object, key));
+  if (!value->is_array())
+    return invalidInput(std::string("field '") + key + "' is not an array");
+  return value;
+}
+
+Expected<const Json *> jsonObject(const Json &object, const char *key) {
+  TC_ASSIGN_OR_RETURN(const Json *value, jsonField(object, key));
+  if (!value->is_object())
+    return invalidInput(std::string("field '") + key + "' is not an object");
+  return value;
+}
+
+Expected<JsonUnion> jsonUnion(const Json &value, const std::string &what) {
+  if (!value.is_object() || value.size() != 1)
+    return invalidInput(what + " is not a union (an object with exactly one key)");
+  auto it = value.begin();
+  return JsonUnion{it.key(), &it.value()};
+}
+
+Expected<ir::DType> schemaDType(const Json &value) {
+  struct Entry {
+    int number;
+    const char *name;
+    std::optional<ir::DType> dtype;
+  };
+  static const Entry kTable[] = {
+      {1, "BYTE", ir::DType::U8},      {2, "CHAR", ir::DType::I8},
+      {3, "SHORT", ir::DType::I16},    {4, "INT", ir::DType::I32},
+      {5, "LONG", ir::DType::I64},     {6, "HALF", ir::DType::F16},
+      {7, "FLOAT", ir::DType::F32},    {8, "DOUBLE", ir::DType::F64},
+      {9, "COMPLEXHALF", {}},          {10, "COMPLEXFLOAT", {}},
+      {11, "COMPLEXDOUBLE", {}},       {12, "BOOL", ir::DType::Bool},
+      {13, "BFLOAT16", ir::DType::BF16}, {28, "UINT16", {}},
+      {29, "FLOAT8E4M3FN", {}},        {30, "FLOAT8E5M2", {}},
+      {31, "FLOAT8E4M3FNUZ", {}},      {32, "FLOAT8E5M2FNUZ", {}},
+      {33, "FLOAT8E8M0FNU", {}},       {34, "UINT32", {}},
+      {35, "UINT64", {}}};
+  for (const Entry &entry : kTable) {
+    bool matches = value.is_number_integer() ? value.get<int64_t>() == entry.number
+                                             : value.is_string() && value == entry.name;
+    if (!matches)
+      continue;
+    if (!entry.dtype)
+      return unsupported(std::string("unsupported dtype ") + entry.name);
+    return *entry.dtype;
+  }
+  return invalidInput("unknown dtype number " + value.dump());
+}
+
+Expected<double> jsonNumber(const Json &value) {
+  if (value.is_number())
+    return value.get<double>();
+  if (value == "Infinity")
+    return std::numeric_limits<double>::infinity();
+  if (value == "-Infinity")
+    return -std::numeric_limits<double>::infinity();
+  if (value == "NaN")
+    return std::numeric_limits<double>::quiet_NaN();
+  return invalidInput("expected a number, got " + value.dump());
+}
+
+} // namespace thunderc::frontend

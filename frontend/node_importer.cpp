@@ -1,0 +1,369 @@
+// NodeImport: argument matching against op schemas, metadata types, and IR emission.
+#include "frontend/node_importer.h"
+
+#include <limits>
+
+#include "frontend/sympy_expr.h"
+
+namespace thunderc::frontend {
+namespace {
+
+constexpr size_t kMaxRank = 16;
+
+std::string quoteName(std::string_view arg) { return "'" + std::string(arg) + "'"; }
+
+Expected<ir::Dim> symIntToDim(const Json &symInt, const ImportState &state) {
+  TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(symInt, "SymInt"));
+  if (value.kind == "as_int") {
+    if (!value.payload->is_number_integer())
+      return invalidInput("as_int is not an integer");
+    return ir::Dim(value.payload->get<int64_t>());
+  }
+  if (value.kind == "as_expr") {
+    TC_ASSIGN_OR_RETURN(std::string text, jsonString(*value.payload, "expr_str"));
+    TC_ASSIGN_OR_RETURN(ir::SymExpr expr, parseSympySrepr(text, state.symbolRenames));
+    return ir::Dim(expr);
+  }
+  if (value.kind == "as_name") {
+    if (!value.payload->is_string())
+      return invalidInput("as_name is not a string");
+    auto it = state.symInts.find(value.payload->get<std::string>());
+    if (it == state.symInts.end())
+      return invalidInput("unknown symbolic int '" + value.payload->get<std::string>() + "'");
+    return ir::Dim(it->second);
+  }
+  return invalidInput("unexpected SymInt kind '" + value.kind + "'");
+}
+
+} // namespace
+
+Expected<ir::TensorType> tensorTypeFromMeta(const Json &meta, const ImportState &state) {
+  TC_ASSIGN_OR_RETURN(const Json *dtype, jsonField(meta, "dtype"));
+  ir::TensorType type;
+  TC_ASSIGN_OR_RETURN(type.dtype, schemaDType(*dtype));
+  TC_ASSIGN_OR_RETURN(const Json *sizes, jsonArray(meta, "sizes"));
+  if (sizes->size() > kMaxRank)
+    return invalidInput("rank " + std::to_string(sizes->size()) + " exceeds the maximum of " +
+                        std::to_string(kMaxRank));
+  unsigned __int128 staticElements = 1;
+  for (const Json &size : *sizes) {
+    TC_ASSIGN_OR_RETURN(ir::Dim dim, symIntToDim(size, state));
+    if (dim.isStatic()) {
+      if (dim.value() < 0)
+        return invalidInput("negative size " + std::to_string(dim.value()));
+      staticElements *= static_cast<uint64_t>(dim.value());
+      if (staticElements > (static_cast<unsigned __int128>(1) << 48))
+        return invalidInput("tensor size overflows (more than 2^48 elements)");
+    }
+    type.shape.push_back(dim);
+  }
+  return type;
+}
+
+NodeImport::NodeImport(ImportState &state, const Json &node, const OpSchema &schema,
+                       std::string name, ir::SourceInfo source)
+    : state_(state), node_(node), schema_(schema), name_(std::move(name)),
+      source_(std::move(source)) {}
+
+Status NodeImport::matchArguments() {
+  TC_ASSIGN_OR_RETURN(const Json *inputs, jsonArray(node_, "inputs"));
+  for (const Json &input : *inputs) {
+    TC_ASSIGN_OR_RETURN(std::string argName, jsonString(input, "name"));
+    TC_ASSIGN_OR_RETURN(const Json *arg, jsonField(input, "arg"));
+    if (schema_.findArg(argName) == nullptr)
+      return invalidInput("unknown argument " + quoteName(argName) + " for " + schema_.name + "." +
+                          schema_.overload);
+    arguments_[argName] = arg;
+  }
+  for (const ArgSchema &arg : schema_.args) {
+    if (arguments_.count(arg.name))
+      continue;
+    if (!arg.defaultArgument)
+      return invalidInput("missing required argument " + quoteName(arg.name));
+    arguments_[arg.name] = &*arg.defaultArgument;
+  }
+  TC_ASSIGN_OR_RETURN(const Json *outputs, jsonArray(node_, "outputs"));
+  for (const Json &output : *outputs) {
+    TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(output, "output"));
+    if (value.kind == "as_tensor") {
+      TC_ASSIGN_OR_RETURN(std::string tensorName, jsonString(*value.payload, "name"));
+      outputNames_.push_back(tensorName);
+    } else if (value.kind == "as_tensors") {
+      if (!value.payload->is_array())
+        return invalidInput("as_tensors is not an array");
+      for (const Json &item : *value.payload) {
+        TC_ASSIGN_OR_RETURN(std::string tensorName, jsonString(item, "name"));
+        outputNames_.push_back(tensorName);
+      }
+    } else if (value.kind != "as_none") {
+      return unsupported("non-tensor output (" + value.kind + ")");
+    }
+  }
+  return Status::success();
+}
+
+Expected<const Json *> NodeImport::argument(std::string_view arg) const {
+  auto it = arguments_.find(arg);
+  TC_CHECK(it != arguments_.end(), "import table reads argument '" + std::string(arg) +
+                                       "' that " + schema_.name + " does not have");
+  return it->second;
+}
+
+bool NodeImport::isNone(std::string_view arg) const {
+  auto it = arguments_.find(arg);
+  if (it == arguments_.end())
+    return true;
+  const Json &value = *it->second;
+  if (!value.is_object() || value.size() != 1)
+    return false;
+  if (value.contains("as_none"))
+    return true;
+  // Optional tensors: {"as_optional_tensor": {"as_none": true}}.
+  auto inner = value.begin();
+  return inner.value().is_object() && inner.value().contains("as_none");
+}
+
+Expected<ir::Value *> NodeImport::tensor(std::string_view arg) const {
+  TC_ASSIGN_OR_RETURN(const Json *json, argument(arg));
+  TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*json, "argument " + quoteName(arg)));
+  const Json *payload = value.payload;
+  if (value.kind == "as_optional_tensor") {
+    TC_ASSIGN_OR_RETURN(JsonUnion inner, jsonUnion(*payload, "argument " + quoteName(arg)));
+    if (inner.kind != "as_tensor")
+      return invalidInput("argument " + quoteName(arg) + " is None, expected a tensor");
+    payload = inner.payload;
+  } else if (value.kind != "as_tensor") {
+    return invalidInput("argument " + quoteName(arg) + " is " + value.kind + ", expected a tensor");
+  }
+  TC_ASSIGN_OR_RETURN(std::string tensorName, jsonString(*payload, "name"));
+  auto it = state_.values.find(tensorName);
+  if (it == state_.values.end())
+    return invalidInput("argument " + quoteName(arg) + " uses undefined tensor " +
+                        quoteName(tensorName));
+  return it->second;
+}
+
+Expected<ir::Value *> NodeImport::optionalTensor(std::string_view arg) const {
+  if (isNone(arg))
+    return static_cast<ir::Value *>(nullptr);
+  return tensor(arg);
+}
+
+Expected<std::vector<ir::Value *>> NodeImport::tensorList(std::string_view arg) const {
+  TC_ASSIGN_OR_RETURN(const Json *json, argument(arg));
+  TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*json, "argument " + quoteName(arg)));
+  if (value.kind != "as_tensors" || !value.payload->is_array())
+    return invalidInput("argument " + quoteName(arg) + " is " + value.kind +
+                        ", expected a tensor list");
+  std::vector<ir::Value *> tensors;
+  for (const Json &item : *value.payload) {
+    TC_ASSIGN_OR_RETURN(std::string tensorName, jsonString(item, "name"));
+    auto it = state_.values.find(tensorName);
+    if (it == state_.values.end())
+      return invalidInput("argument " + quoteName(arg) + " uses undefined tensor " +
+                          quoteName(tensorName));
+    tensors.push_back(it->second);
+  }
+  return tensors;
+}
+
+Expected<int64_t> NodeImport::intArg(std::string_view arg) const {
+  TC_ASSIGN_OR_RETURN(std::optional<int64_t> value, optionalInt(arg));
+  if (!value)
+    return invalidInput("argument " + quoteName(arg) + " is None, expected an int");
+  return *value;
+}
+
+Expected<std::optional<int64_t>> NodeImport::optionalInt(std::string_view arg) const {
+  TC_ASSIGN_OR_RETURN(std::optional<ir::Dim> dim, optionalSymInt(arg));
+  if (!dim)
+    return std::optional<int64_t>();
+  if (!dim->isStatic())
+    return unsupported("symbolic value for argument " + quoteName(arg));
+  return std::optional<int64_t>(dim->value());
+}
+
+Expected<std::optional<ir::Dim>> NodeImport::optionalSymInt(std::string_view arg) const {
+  TC_ASSIGN_OR_RETURN(const Json *json, argument(arg));
+  TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*json, "argument " + quoteName(arg)));
+  if (value.kind == "as_none")
+    return std::optional<ir::Dim>();
+  if (value.kind == "as_int" && value.payload->is_number_integer())
+    return std::optional<ir::Dim>(ir::Dim(value.payload->get<int64_t>()));
+  if (value.kind == "as_sym_int") {
+    Expected<ir::Dim> dim = symIntToDim(*value.payload, state_);
+    if (!dim.ok())
+      return std::move(dim).error().withContext("argument " + quoteName(arg));
+    return std::optional<ir::Dim>(*dim);
+  }
+  return invalidInput("argument " + quoteName(arg) + " is " + value.kind + ", expected an int");
+}
+
+Expected<double> NodeImport::floatArg(std::string_view arg) const {
+  TC_ASSIGN_OR_RETURN(std::optional<double> value, optionalFloat(arg));
+  if (!value)
+    return invalidInput("argument " + quoteName(arg) + " is None, expected a number");
+  return *value;
+}
+
+Expected<std::optional<double>> NodeImport::optionalFloat(std::string_view arg) const {
+  TC_ASSIGN_OR_RETURN(ScalarOrTensor value, scalarOrTensor(arg));
+  if (value.tensor != nullptr)
+    return unsupported("tensor value for scalar argument " + quoteName(arg));
+  if (isNone(arg))
+    return std::optional<double>();
+  return std::optional<double>(value.scalar);
+}
+
+Expected<bool> NodeImport::boolArg(std::string_view arg) const {
+  TC_ASSIGN_OR_RETURN(const Json *json, argument(arg));
+  TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*json, "argument " + quoteName(arg)));
+  if (value.kind != "as_bool" || !value.payload->is_boolean())
+    return invalidInput("argument " + quoteName(arg) + " is " + value.kind + ", expected a bool");
+  return value.payload->get<bool>();
+}
+
+Expected<std::optional<std::string>> NodeImport::optionalString(std::string_view arg) const {
+  TC_ASSIGN_OR_RETURN(const Json *json, argument(arg));
+  TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*json, "argument " + quoteName(arg)));
+  if (value.kind == "as_none")
+    return std::optional<std::string>();
+  if (value.kind != "as_string" || !value.payload->is_string())
+    return invalidInput("argument " + quoteName(arg) + " is " + value.kind +
+                        ", expected a string");
+  return std::optional<std::string>(value.payload->get<std::string>());
+}
+
+Expected<std::vector<int64_t>> NodeImport::intList(std::string_view arg) const {
+  TC_ASSIGN_OR_RETURN(const Json *json, argument(arg));
+  TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*json, "argument " + quoteName(arg)));
+  std::vector<int64_t> values;
+  if (value.kind == "as_int" && value.payload->is_number_integer())
+    return std::vector<int64_t>{value.payload->get<int64_t>()};
+  if ((value.kind != "as_ints" && value.kind != "as_sym_ints") || !value.payload->is_array())
+    return invalidInput("argument " + quoteName(arg) + " is " + value.kind +
+                        ", expected an int list");
+  for (const Json &item : *value.payload) {
+    if (item.is_number_integer()) {
+      values.push_back(item.get<int64_t>());
+      continue;
+    }
+    Expected<ir::Dim> dim = symIntToDim(item, state_);
+    if (!dim.ok())
+      return std::move(dim).error().withContext("argument " + quoteName(arg));
+    if (!dim->isStatic())
+      return unsupported("symbolic entry in argument " + quoteName(arg));
+    values.push_back(dim->value());
+  }
+  return values;
+}
+
+Expected<ScalarOrTensor> NodeImport::scalarOrTensor(std::string_view arg) const {
+  TC_ASSIGN_OR_RETURN(const Json *json, argument(arg));
+  TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*json, "argument " + quoteName(arg)));
+  ScalarOrTensor result;
+  if (value.kind == "as_tensor" || value.kind == "as_optional_tensor") {
+    TC_ASSIGN_OR_RETURN(result.tensor, tensor(arg));
+    return result;
+  }
+  if (value.kind == "as_none")
+    return result;
+  if (value.kind == "as_int" && value.payload->is_number_integer()) {
+    result.scalar = static_cast<double>(value.payload->get<int64_t>());
+    return result;
+  }
+  if (value.kind == "as_float") {
+    TC_ASSIGN_OR_RETURN(result.scalar, jsonNumber(*value.payload));
+    result.scalarIsFloat = true;
+    return result;
+  }
+  if (value.kind == "as_bool" && value.payload->is_boolean()) {
+    result.scalar = value.payload->get<bool>() ? 1.0 : 0.0;
+    result.scalarIsBool = true;
+    return result;
+  }
+  if (value.kind == "as_sym_int")
+    return unsupported("symbolic scalar for argument " + quoteName(arg));
+  return invalidInput("argument " + quoteName(arg) + " is " + value.kind +
+                      ", expected a number or a tensor");
+}
+
+bool NodeImport::isOutputUsed(int index) const {
+  return state_.referencedNames.count(outputName(index)) != 0;
+}
+
+Expected<ir::TensorType> NodeImport::outputType(int index) const {
+  if (index >= numOutputs())
+    return invalidInput("missing output " + std::to_string(index));
+  const std::string &tensorName = outputName(index);
+  if (state_.tensorValues == nullptr || !state_.tensorValues->contains(tensorName))
+    return invalidInput("no tensor_values entry for output " + quoteName(tensorName));
+  Expected<ir::TensorType> type = tensorTypeFromMeta((*state_.tensorValues)[tensorName], state_);
+  if (!type.ok())
+    return std::move(type).error().withContext("tensor_values[" + quoteName(tensorName) + "]");
+  return type;
+}
+
+Expected<ir::Node *> NodeImport::emit(ir::OpKind op, std::vector<ir::Value *> operands,
+                                      ir::AttrMap attrs, int numResults) {
+  if (numOutputs() < numResults)
+    return invalidInput("node has " + std::to_string(numOutputs()) + " outputs, expected " +
+                        std::to_string(numResults));
+  for (int i = numResults; i < numOutputs(); ++i)
+    if (isOutputUsed(i))
+      return unsupported("output " + std::to_string(i) + " ('" + outputName(i) +
+                         "') is used; thunderc computes only the first " +
+                         std::to_string(numResults));
+  std::vector<ir::TensorType> types;
+  for (int i = 0; i < numResults; ++i) {
+    TC_ASSIGN_OR_RETURN(ir::TensorType type, outputType(i));
+    types.push_back(std::move(type));
+  }
+  ir::Node *node =
+      state_.graph->appendNode(op, std::move(operands), std::move(types), std::move(attrs));
+  node->setName(name_);
+  node->source() = source_;
+  for (int i = 0; i < numResults; ++i) {
+    node->result(i)->setName(outputName(i));
+    state_.values[outputName(i)] = node->result(i);
+    if (ir::hasTrait(op, ir::kView))
+      state_.viewResults.insert(node->result(i));
+  }
+  return node;
+}
+
+ir::Value *NodeImport::emitTemp(ir::OpKind op, std::vector<ir::Value *> operands,
+                                ir::TensorType type, ir::AttrMap attrs) {
+  ir::Node *node =
+      state_.graph->appendNode(op, std::move(operands), {std::move(type)}, std::move(attrs));
+  node->setName(name_);
+  node->source() = source_;
+  return node->result();
+}
+
+void NodeImport::bindOutput(int index, ir::Value *value) {
+  state_.values[outputName(index)] = value;
+}
+
+ir::Value *NodeImport::castTo(ir::Value *value, ir::DType dtype) {
+  if (value->type().dtype == dtype)
+    return value;
+  ir::TensorType type{dtype, value->type().shape};
+  ir::AttrMap attrs;
+  attrs.set("dtype", dtype);
+  return emitTemp(ir::OpKind::Cast, {value}, std::move(type), std::move(attrs));
+}
+
+ir::Value *NodeImport::scalarConstant(double value, ir::DType dtype) {
+  ir::AttrMap attrs;
+  attrs.set("value", value);
+  return emitTemp(ir::OpKind::Full, {}, ir::TensorType{dtype, {}}, std::move(attrs));
+}
+
+ir::Value *NodeImport::materialize(const ScalarOrTensor &operand, ir::DType dtype) {
+  if (operand.tensor != nullptr)
+    return castTo(operand.tensor, dtype);
+  return scalarConstant(operand.scalar, dtype);
+}
+
+} // namespace thunderc::frontend

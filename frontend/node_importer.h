@@ -1,0 +1,122 @@
+// The per-node view the ATen import table works with: arguments matched by schema name
+// (omitted defaults filled in), output types from the exporter's tensor metadata, and
+// helpers that emit IR nodes carrying the exported node's name and source line.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frontend/json_util.h"
+#include "frontend/op_schema.h"
+#include "ir/graph.h"
+
+namespace thunderc::frontend {
+
+/// Graph-wide import state shared by every node.
+struct ImportState {
+  ir::Graph *graph = nullptr;
+  std::map<std::string, ir::Value *> values;       ///< exported tensor name -> value
+  std::map<std::string, ir::SymExpr> symInts;      ///< exported SymInt name -> expression
+  std::map<std::string, std::string> symbolRenames; ///< "s77" -> "s0"
+  const Json *tensorValues = nullptr;              ///< graph.tensor_values
+  const Json *symIntValues = nullptr;              ///< graph.sym_int_values
+  std::set<std::string> referencedNames;           ///< tensor names some node or output reads
+  std::set<ir::Value *> viewResults;               ///< results of view ops (alias their input)
+};
+
+/// A Python scalar or a tensor, as passed to `Tensor other` / `Scalar other` arguments.
+struct ScalarOrTensor {
+  ir::Value *tensor = nullptr; ///< null for a scalar
+  double scalar = 0;
+  bool scalarIsFloat = false;
+  bool scalarIsBool = false;
+};
+
+/// Converts a serialized TensorMeta into an IR type (symbols renamed). Checks rank, sizes and
+/// element-count overflow.
+Expected<ir::TensorType> tensorTypeFromMeta(const Json &meta, const ImportState &state);
+
+/// One exported node being imported.
+class NodeImport {
+public:
+  NodeImport(ImportState &state, const Json &node, const OpSchema &schema, std::string name,
+             ir::SourceInfo source);
+
+  /// Matches the serialized arguments to the schema; call once before reading arguments.
+  Status matchArguments();
+
+  const std::string &name() const { return name_; }
+  const OpSchema &schema() const { return schema_; }
+
+  // ---- arguments, by schema name ----
+  bool isNone(std::string_view arg) const;
+  Expected<ir::Value *> tensor(std::string_view arg) const;
+  Expected<ir::Value *> optionalTensor(std::string_view arg) const; ///< null for None
+  Expected<std::vector<ir::Value *>> tensorList(std::string_view arg) const;
+  Expected<int64_t> intArg(std::string_view arg) const;
+  Expected<std::optional<int64_t>> optionalInt(std::string_view arg) const;
+  Expected<double> floatArg(std::string_view arg) const; ///< accepts ints and bools
+  Expected<std::optional<double>> optionalFloat(std::string_view arg) const;
+  Expected<bool> boolArg(std::string_view arg) const;
+  Expected<std::optional<std::string>> optionalString(std::string_view arg) const;
+  Expected<std::vector<int64_t>> intList(std::string_view arg) const;
+  /// Accepts as_int, as_sym_int (resolved through sym_int_values), as_none -> nullopt.
+  Expected<std::optional<ir::Dim>> optionalSymInt(std::string_view arg) const;
+  Expected<ScalarOrTensor> scalarOrTensor(std::string_view arg) const;
+
+  // ---- outputs ----
+  /// Number of tensors the node outputs (lists flattened).
+  int numOutputs() const { return static_cast<int>(outputNames_.size()); }
+  const std::string &outputName(int index) const { return outputNames_.at(index); }
+  bool isOutputUsed(int index) const;
+  Expected<ir::TensorType> outputType(int index) const;
+
+  // ---- emission ----
+  /// Emits `op` whose results are outputs [0, numResults) of the exported node (types from
+  /// the metadata); checks that later outputs are unused (Unsupported otherwise).
+  Expected<ir::Node *> emit(ir::OpKind op, std::vector<ir::Value *> operands,
+                            ir::AttrMap attrs = {}, int numResults = 1);
+  /// Emits a helper node (not bound to an exported name) of the given type.
+  ir::Value *emitTemp(ir::OpKind op, std::vector<ir::Value *> operands, ir::TensorType type,
+                      ir::AttrMap attrs = {});
+  /// Binds output `index` to an existing value (used for in-place updates).
+  void bindOutput(int index, ir::Value *value);
+  /// `value` converted to dtype (no node if it already has it).
+  ir::Value *castTo(ir::Value *value, ir::DType dtype);
+  /// A 0-d constant.
+  ir::Value *scalarConstant(double value, ir::DType dtype);
+  /// The operand as a tensor of `dtype`: a cast tensor or a 0-d constant for a scalar.
+  ir::Value *materialize(const ScalarOrTensor &operand, ir::DType dtype);
+
+  /// An Unsupported error; the importer keeps the node as aten_call with this reason.
+  Error unsupportedFeature(const std::string &what) const { return unsupported(what); }
+
+  ImportState &state() { return state_; }
+
+private:
+  Expected<const Json *> argument(std::string_view arg) const;
+
+  ImportState &state_;
+  const Json &node_;
+  const OpSchema &schema_;
+  std::string name_;
+  ir::SourceInfo source_;
+  std::map<std::string, const Json *, std::less<>> arguments_;
+  std::vector<Json> defaults_;
+  std::vector<std::string> outputNames_;
+};
+
+/// Imports one node whose op the table knows. Unsupported errors mean "keep as aten_call".
+using ImportFunction = Status (*)(NodeImport &node);
+
+/// The import function for an exported target ("torch.ops.aten.linear.default"), or null.
+ImportFunction findImportFunction(std::string_view target);
+
+/// Exported targets that are pure assertions and are dropped ("aten._assert_scalar").
+bool isDroppedAssertion(std::string_view target);
+
+} // namespace thunderc::frontend

@@ -1,0 +1,453 @@
+// Neural-network ops of the reference interpreter: softmax and log_softmax, layer and batch
+// norm, linear, matmul (full torch.matmul semantics), addmm, conv2d and scaled dot-product
+// attention. Direct loops in double; inner loops run over contiguous memory so that the zoo
+// models interpret in well under a second.
+#include <cmath>
+#include <limits>
+
+#include "ir/interpreter_internal.h"
+
+namespace thunderc::ir::interp {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+/// out[n,m] = a[n,k] @ b[k,m] for contiguous row-major matrices; `out` is overwritten.
+void gemm(const double *a, const double *b, double *out, int64_t n, int64_t k, int64_t m) {
+  std::fill(out, out + n * m, 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    double *row = out + i * m;
+    for (int64_t p = 0; p < k; ++p) {
+      double scale = a[i * k + p];
+      const double *bRow = b + p * m;
+      for (int64_t j = 0; j < m; ++j)
+        row[j] += scale * bRow[j];
+    }
+  }
+}
+
+/// `tensor` viewed as [outer, size, inner] around `dim`.
+struct RowLayout {
+  int64_t outer = 1;
+  int64_t size = 1;
+  int64_t inner = 1;
+};
+
+RowLayout rowLayout(const std::vector<int64_t> &shape, int64_t dim) {
+  RowLayout layout;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    int64_t extent = shape[static_cast<size_t>(d)];
+    if (d < dim)
+      layout.outer *= extent;
+    else if (d == dim)
+      layout.size = extent;
+    else
+      layout.inner *= extent;
+  }
+  return layout;
+}
+
+/// softmax / log_softmax along `dim`, with the row maximum subtracted first. A row of all
+/// -inf gives NaN, as in PyTorch.
+Status softmax(OpCall &call, bool logarithm) {
+  const Tensor &input = call.operand(0);
+  Tensor &output = call.result();
+  TC_TRY(expectShape(output, input.shape));
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(call.attrs().getInt("dim"),
+                                                std::max<int64_t>(input.rank(), 1)));
+  RowLayout layout = rowLayout(input.shape, dim);
+  for (int64_t o = 0; o < layout.outer; ++o) {
+    for (int64_t i = 0; i < layout.inner; ++i) {
+      int64_t base = o * layout.size * layout.inner + i;
+      const double *in = input.data.data() + base;
+      double *out = output.data.data() + base;
+      double max = -kInfinity;
+      for (int64_t j = 0; j < layout.size; ++j)
+        max = std::isnan(in[j * layout.inner]) ? in[j * layout.inner]
+                                                : std::max(max, in[j * layout.inner]);
+      double sum = 0.0;
+      for (int64_t j = 0; j < layout.size; ++j)
+        sum += std::exp(in[j * layout.inner] - max);
+      for (int64_t j = 0; j < layout.size; ++j) {
+        double shifted = in[j * layout.inner] - max;
+        out[j * layout.inner] = logarithm ? shifted - std::log(sum) : std::exp(shifted) / sum;
+      }
+    }
+  }
+  return Status::success();
+}
+
+/// layer_norm over the trailing normalized_shape dims: biased variance, optional affine.
+Status layerNorm(OpCall &call) {
+  const Tensor &input = call.operand(0);
+  Tensor &output = call.result();
+  TC_TRY(expectShape(output, input.shape));
+  std::vector<int64_t> normalized = call.attrs().getInts("normalized_shape");
+  size_t lead = input.shape.size() - std::min(input.shape.size(), normalized.size());
+  if (normalized.size() > input.shape.size() ||
+      !std::equal(normalized.begin(), normalized.end(), input.shape.begin() + lead))
+    return invalidInput("normalized_shape " + shapeText(normalized) +
+                        " is not a suffix of the input shape " + shapeText(input.shape));
+  int64_t size = shapeNumel(normalized);
+  for (int k = 1; k < call.numOperands(); ++k)
+    if (call.operand(k).shape != normalized)
+      return invalidInput(std::string(k == 1 ? "weight" : "bias") + " shape " +
+                          shapeText(call.operand(k).shape) + " differs from normalized_shape " +
+                          shapeText(normalized));
+  const double *weight = call.numOperands() > 1 ? call.operand(1).data.data() : nullptr;
+  const double *bias = call.numOperands() > 2 ? call.operand(2).data.data() : nullptr;
+  double eps = call.attrs().getFloat("eps");
+  int64_t rows = size == 0 ? 0 : input.numel() / size;
+  for (int64_t r = 0; r < rows; ++r) {
+    const double *in = input.data.data() + r * size;
+    double *out = output.data.data() + r * size;
+    double mean = 0.0;
+    for (int64_t j = 0; j < size; ++j)
+      mean += in[j];
+    mean /= static_cast<double>(size);
+    double variance = 0.0;
+    for (int64_t j = 0; j < size; ++j)
+      variance += (in[j] - mean) * (in[j] - mean);
+    double invStd = 1.0 / std::sqrt(variance / static_cast<double>(size) + eps);
+    for (int64_t j = 0; j < size; ++j) {
+      double value = (in[j] - mean) * invStd;
+      out[j] = (weight ? value * weight[j] : value) + (bias ? bias[j] : 0.0);
+    }
+  }
+  return Status::success();
+}
+
+/// Inference batch norm over channel dim 1: (x - mean) / sqrt(var + eps) * weight + bias.
+Status batchNorm(OpCall &call) {
+  const Tensor &input = call.operand(0);
+  Tensor &output = call.result();
+  TC_TRY(expectShape(output, input.shape));
+  if (input.rank() < 2)
+    return invalidInput("batch_norm input " + shapeText(input.shape) + " has rank below 2");
+  int64_t channels = input.shape[1];
+  for (int k = 1; k < call.numOperands(); ++k)
+    if (call.operand(k).shape != std::vector<int64_t>{channels})
+      return invalidInput("batch_norm operand " + std::to_string(k) + " has shape " +
+                          shapeText(call.operand(k).shape) + ", expected [" +
+                          std::to_string(channels) + "]");
+  const double *mean = call.operand(1).data.data();
+  const double *var = call.operand(2).data.data();
+  const double *weight = call.numOperands() > 3 ? call.operand(3).data.data() : nullptr;
+  const double *bias = call.numOperands() > 4 ? call.operand(4).data.data() : nullptr;
+  double eps = call.attrs().getFloat("eps");
+  RowLayout layout = rowLayout(input.shape, 1);
+  for (int64_t n = 0; n < layout.outer; ++n) {
+    for (int64_t c = 0; c < channels; ++c) {
+      double scale = 1.0 / std::sqrt(var[c] + eps) * (weight ? weight[c] : 1.0);
+      double shift = (bias ? bias[c] : 0.0) - mean[c] * scale;
+      int64_t base = (n * channels + c) * layout.inner;
+      for (int64_t i = 0; i < layout.inner; ++i)
+        output.data[static_cast<size_t>(base + i)] =
+            input.data[static_cast<size_t>(base + i)] * scale + shift;
+    }
+  }
+  return Status::success();
+}
+
+/// out += bias broadcast to out's shape; error if it does not broadcast.
+Status addBroadcast(Tensor &output, const Tensor &bias, double factor) {
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> shape, broadcastShapes(bias.shape, output.shape));
+  if (shape != output.shape)
+    return invalidInput("bias " + shapeText(bias.shape) + " does not broadcast to " +
+                        shapeText(output.shape));
+  std::vector<int64_t> strides = broadcastStrides(bias.shape, output.shape);
+  forEachIndex<1>(output.shape, {&strides},
+                  [&](int64_t linear, const std::array<int64_t, 1> &offsets) {
+                    output.data[static_cast<size_t>(linear)] +=
+                        factor * bias.data[static_cast<size_t>(offsets[0])];
+                  });
+  return Status::success();
+}
+
+/// linear(x[..., K], weight[N, K] or [K], bias?) = x @ weight^T + bias.
+Status linear(OpCall &call) {
+  const Tensor &input = call.operand(0);
+  const Tensor &weight = call.operand(1);
+  Tensor &output = call.result();
+  if (input.rank() < 1 || weight.rank() < 1 || weight.rank() > 2 ||
+      input.shape.back() != weight.shape.back())
+    return invalidInput("linear of " + shapeText(input.shape) + " and weight " +
+                        shapeText(weight.shape));
+  int64_t k = input.shape.back();
+  int64_t n = weight.rank() == 2 ? weight.shape[0] : 1;
+  std::vector<int64_t> expected(input.shape.begin(), input.shape.end() - 1);
+  if (weight.rank() == 2)
+    expected.push_back(n);
+  TC_TRY(expectShape(output, expected));
+  int64_t rows = k == 0 ? output.numel() / std::max<int64_t>(n, 1) : input.numel() / k;
+  for (int64_t r = 0; r < rows; ++r) {
+    const double *x = input.data.data() + r * k;
+    for (int64_t j = 0; j < n; ++j) {
+      const double *w = weight.data.data() + j * k;
+      double dot = 0.0;
+      for (int64_t p = 0; p < k; ++p)
+        dot += x[p] * w[p];
+      output.data[static_cast<size_t>(r * n + j)] = dot;
+    }
+  }
+  if (call.numOperands() > 2)
+    return addBroadcast(output, call.operand(2), 1.0);
+  return Status::success();
+}
+
+/// torch.matmul: a 1-D left operand gets a leading 1 and a 1-D right operand a trailing 1
+/// (both removed from the result), and batch dims broadcast.
+Status matmul(OpCall &call) {
+  const Tensor &a = call.operand(0);
+  const Tensor &b = call.operand(1);
+  Tensor &output = call.result();
+  if (a.rank() == 0 || b.rank() == 0)
+    return invalidInput("matmul of a 0-d tensor");
+  std::vector<int64_t> aShape = a.shape;
+  std::vector<int64_t> bShape = b.shape;
+  if (a.rank() == 1)
+    aShape.insert(aShape.begin(), 1);
+  if (b.rank() == 1)
+    bShape.push_back(1);
+  int64_t n = aShape[aShape.size() - 2];
+  int64_t k = aShape.back();
+  int64_t m = bShape.back();
+  if (bShape[bShape.size() - 2] != k)
+    return invalidInput("matmul inner dims of " + shapeText(a.shape) + " and " +
+                        shapeText(b.shape) + " differ");
+  std::vector<int64_t> aBatch(aShape.begin(), aShape.end() - 2);
+  std::vector<int64_t> bBatch(bShape.begin(), bShape.end() - 2);
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> batch, broadcastShapes(aBatch, bBatch));
+  std::vector<int64_t> expected = batch;
+  if (a.rank() > 1)
+    expected.push_back(n);
+  if (b.rank() > 1)
+    expected.push_back(m);
+  TC_TRY(expectShape(output, expected));
+  std::vector<int64_t> aStrides = broadcastStrides(aBatch, batch);
+  std::vector<int64_t> bStrides = broadcastStrides(bBatch, batch);
+  forEachIndex<2>(batch, {&aStrides, &bStrides},
+                  [&](int64_t linear, const std::array<int64_t, 2> &offsets) {
+                    gemm(a.data.data() + offsets[0] * n * k, b.data.data() + offsets[1] * k * m,
+                         output.data.data() + linear * n * m, n, k, m);
+                  });
+  return Status::success();
+}
+
+/// addmm(bias, a[n,k], b[k,m]) = beta * bias + alpha * (a @ b). beta == 0 ignores the bias
+/// entirely (NaN included), as PyTorch does.
+Status addmm(OpCall &call) {
+  const Tensor &a = call.operand(1);
+  const Tensor &b = call.operand(2);
+  Tensor &output = call.result();
+  if (a.rank() != 2 || b.rank() != 2 || a.shape[1] != b.shape[0])
+    return invalidInput("addmm of " + shapeText(a.shape) + " and " + shapeText(b.shape));
+  TC_TRY(expectShape(output, {a.shape[0], b.shape[1]}));
+  gemm(a.data.data(), b.data.data(), output.data.data(), a.shape[0], a.shape[1], b.shape[1]);
+  double alpha = call.attrs().getFloat("alpha");
+  double beta = call.attrs().getFloat("beta");
+  for (double &value : output.data)
+    value *= alpha;
+  if (beta == 0.0)
+    return Status::success();
+  return addBroadcast(output, call.operand(0), beta);
+}
+
+/// A stride/padding/dilation attribute as {height, width}; one entry means both.
+Expected<std::array<int64_t, 2>> pair(const OpCall &call, const std::string &name) {
+  std::vector<int64_t> values = call.attrs().getInts(name);
+  if (values.size() == 1)
+    return std::array<int64_t, 2>{values[0], values[0]};
+  if (values.size() == 2)
+    return std::array<int64_t, 2>{values[0], values[1]};
+  return invalidInput(name + " " + shapeText(values) + " must have 1 or 2 entries");
+}
+
+/// conv2d(x[N,C,H,W] or [C,H,W], weight[O,C/groups,kH,kW], bias[O]?). For each output plane
+/// and each weight tap, the range of output columns whose input column is in bounds is
+/// computed once, so the inner loop has no bounds checks.
+Status conv2d(OpCall &call) {
+  const Tensor &input = call.operand(0);
+  const Tensor &weight = call.operand(1);
+  Tensor &output = call.result();
+  TC_ASSIGN_OR_RETURN(auto stride, pair(call, "stride"));
+  TC_ASSIGN_OR_RETURN(auto padding, pair(call, "padding"));
+  TC_ASSIGN_OR_RETURN(auto dilation, pair(call, "dilation"));
+  int64_t groups = call.attrs().getInt("groups");
+  bool batched = input.rank() == 4;
+  if ((input.rank() != 3 && !batched) || weight.rank() != 4)
+    return invalidInput("conv2d of " + shapeText(input.shape) + " with weight " +
+                        shapeText(weight.shape));
+  if (stride[0] < 1 || stride[1] < 1 || dilation[0] < 1 || dilation[1] < 1 || padding[0] < 0 ||
+      padding[1] < 0 || groups < 1)
+    return invalidInput("conv2d: invalid stride, padding, dilation or groups");
+  int64_t batch = batched ? input.shape[0] : 1;
+  int64_t channels = input.shape[input.shape.size() - 3];
+  int64_t height = input.shape[input.shape.size() - 2];
+  int64_t width = input.shape.back();
+  int64_t outChannels = weight.shape[0];
+  int64_t groupChannels = weight.shape[1];
+  int64_t kernelH = weight.shape[2];
+  int64_t kernelW = weight.shape[3];
+  if (channels != groupChannels * groups || outChannels % groups != 0)
+    return invalidInput("conv2d: input " + shapeText(input.shape) + ", weight " +
+                        shapeText(weight.shape) + " and groups " + std::to_string(groups) +
+                        " disagree");
+  int64_t spanH = height + 2 * padding[0] - dilation[0] * (kernelH - 1) - 1;
+  int64_t spanW = width + 2 * padding[1] - dilation[1] * (kernelW - 1) - 1;
+  if (spanH < 0 || spanW < 0)
+    return invalidInput("conv2d: kernel is larger than the padded input");
+  int64_t outH = spanH / stride[0] + 1;
+  int64_t outW = spanW / stride[1] + 1;
+  std::vector<int64_t> expected = {outChannels, outH, outW};
+  if (batched)
+    expected.insert(expected.begin(), batch);
+  TC_TRY(expectShape(output, expected));
+  const Tensor *bias = call.numOperands() > 2 ? &call.operand(2) : nullptr;
+  if (bias && bias->shape != std::vector<int64_t>{outChannels})
+    return invalidInput("conv2d bias " + shapeText(bias->shape) + ", expected [" +
+                        std::to_string(outChannels) + "]");
+  // Output columns [lo, hi) whose input column ow*stride - padding + kw*dilation is in range.
+  std::vector<std::array<int64_t, 2>> columns(static_cast<size_t>(kernelW));
+  for (int64_t kw = 0; kw < kernelW; ++kw) {
+    int64_t shift = kw * dilation[1] - padding[1];
+    int64_t lo = shift >= 0 ? 0 : (-shift + stride[1] - 1) / stride[1];
+    int64_t hi = width - shift <= 0 ? 0 : (width - shift - 1) / stride[1] + 1;
+    columns[static_cast<size_t>(kw)] = {std::min(lo, outW), std::min(hi, outW)};
+  }
+  int64_t outPerGroup = outChannels / groups;
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t o = 0; o < outChannels; ++o) {
+      double *plane = output.data.data() + (n * outChannels + o) * outH * outW;
+      std::fill(plane, plane + outH * outW, bias ? bias->data[static_cast<size_t>(o)] : 0.0);
+      int64_t firstChannel = (o / outPerGroup) * groupChannels;
+      for (int64_t ci = 0; ci < groupChannels; ++ci) {
+        const double *in = input.data.data() + (n * channels + firstChannel + ci) * height * width;
+        const double *taps = weight.data.data() + (o * groupChannels + ci) * kernelH * kernelW;
+        for (int64_t kh = 0; kh < kernelH; ++kh) {
+          for (int64_t kw = 0; kw < kernelW; ++kw) {
+            double tap = taps[kh * kernelW + kw];
+            auto [lo, hi] = columns[static_cast<size_t>(kw)];
+            int64_t shift = kw * dilation[1] - padding[1];
+            for (int64_t oh = 0; oh < outH; ++oh) {
+              int64_t ih = oh * stride[0] - padding[0] + kh * dilation[0];
+              if (ih < 0 || ih >= height)
+                continue;
+              const double *inRow = in + ih * width;
+              double *outRow = plane + oh * outW;
+              for (int64_t ow = lo; ow < hi; ++ow)
+                outRow[ow] += tap * inRow[ow * stride[1] + shift];
+            }
+          }
+        }
+      }
+    }
+  }
+  return Status::success();
+}
+
+/// scaled_dot_product_attention(q[..., L, E], k[..., S, E], v[..., S, Ev], mask?) with the
+/// semantics of PyTorch's math path: scores = q @ k^T * scale (default 1/sqrt(E)); is_causal
+/// keeps j <= i (top-left aligned); a bool mask keeps its true entries, any other mask is
+/// added; masked scores are -inf. A fully masked row comes out as zeros, like PyTorch >= 2.5
+/// eager (its math path's _safe_softmax), not NaN. Batch dims broadcast.
+Status attention(OpCall &call) {
+  const Tensor &q = call.operand(0);
+  const Tensor &k = call.operand(1);
+  const Tensor &v = call.operand(2);
+  const Tensor *mask = call.numOperands() > 3 ? &call.operand(3) : nullptr;
+  Tensor &output = call.result();
+  if (q.rank() < 2 || k.rank() < 2 || v.rank() < 2 || k.shape.back() != q.shape.back() ||
+      v.shape[v.shape.size() - 2] != k.shape[k.shape.size() - 2])
+    return invalidInput("attention of q " + shapeText(q.shape) + ", k " + shapeText(k.shape) +
+                        ", v " + shapeText(v.shape));
+  int64_t queries = q.shape[q.shape.size() - 2];
+  int64_t depth = q.shape.back();
+  int64_t keys = k.shape[k.shape.size() - 2];
+  int64_t valueDepth = v.shape.back();
+  std::vector<int64_t> qBatch(q.shape.begin(), q.shape.end() - 2);
+  std::vector<int64_t> kBatch(k.shape.begin(), k.shape.end() - 2);
+  std::vector<int64_t> vBatch(v.shape.begin(), v.shape.end() - 2);
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> batch, broadcastShapes(qBatch, kBatch));
+  TC_ASSIGN_OR_RETURN(batch, broadcastShapes(batch, vBatch));
+  std::vector<int64_t> expected = batch;
+  expected.insert(expected.end(), {queries, valueDepth});
+  TC_TRY(expectShape(output, expected));
+  std::vector<int64_t> scoreShape = batch;
+  scoreShape.insert(scoreShape.end(), {queries, keys});
+  std::vector<int64_t> maskStrides(scoreShape.size(), 0);
+  if (mask) {
+    TC_ASSIGN_OR_RETURN(std::vector<int64_t> broadcast, broadcastShapes(mask->shape, scoreShape));
+    if (broadcast != scoreShape)
+      return invalidInput("attention mask " + shapeText(mask->shape) +
+                          " does not broadcast to the scores " + shapeText(scoreShape));
+    maskStrides = broadcastStrides(mask->shape, scoreShape);
+  }
+  int64_t maskRowStride = maskStrides[batch.size()];
+  int64_t maskColumnStride = maskStrides[batch.size() + 1];
+  maskStrides.resize(batch.size());
+  std::vector<int64_t> qStrides = broadcastStrides(qBatch, batch);
+  std::vector<int64_t> kStrides = broadcastStrides(kBatch, batch);
+  std::vector<int64_t> vStrides = broadcastStrides(vBatch, batch);
+  double scale = call.attrs().has("scale") ? call.attrs().getFloat("scale")
+                                           : 1.0 / std::sqrt(static_cast<double>(depth));
+  bool causal = call.attrs().getBool("is_causal");
+  bool boolMask = mask && mask->dtype == DType::Bool;
+  std::vector<double> scores(static_cast<size_t>(keys));
+  auto run = [&](int64_t linear, const std::array<int64_t, 4> &offsets) {
+    const double *qs = q.data.data() + offsets[0] * queries * depth;
+    const double *ks = k.data.data() + offsets[1] * keys * depth;
+    const double *vs = v.data.data() + offsets[2] * keys * valueDepth;
+    double *out = output.data.data() + linear * queries * valueDepth;
+    for (int64_t i = 0; i < queries; ++i) {
+      double max = -kInfinity;
+      for (int64_t j = 0; j < keys; ++j) {
+        double score = 0.0;
+        for (int64_t e = 0; e < depth; ++e)
+          score += qs[i * depth + e] * ks[j * depth + e];
+        score *= scale;
+        if (causal && j > i)
+          score = -kInfinity;
+        if (mask) {
+          double m = mask->data[static_cast<size_t>(offsets[3] + i * maskRowStride +
+                                                    j * maskColumnStride)];
+          score = boolMask ? (m != 0.0 ? score : -kInfinity) : score + m;
+        }
+        scores[static_cast<size_t>(j)] = score;
+        max = std::isnan(score) ? score : std::max(max, score);
+      }
+      if (max == -kInfinity) // fully masked: PyTorch's _safe_softmax gives a zero row
+        continue;
+      double sum = 0.0;
+      for (double &score : scores)
+        sum += score = std::exp(score - max);
+      double *row = out + i * valueDepth;
+      for (int64_t j = 0; j < keys; ++j) {
+        double weight = scores[static_cast<size_t>(j)] / sum;
+        for (int64_t e = 0; e < valueDepth; ++e)
+          row[e] += weight * vs[j * valueDepth + e];
+      }
+    }
+  };
+  forEachIndex<4>(batch, {&qStrides, &kStrides, &vStrides, &maskStrides}, run);
+  return Status::success();
+}
+
+} // namespace
+
+Status runNnOp(OpCall &call) {
+  switch (call.node.op()) {
+  case OpKind::Softmax: return softmax(call, false);
+  case OpKind::LogSoftmax: return softmax(call, true);
+  case OpKind::LayerNorm: return layerNorm(call);
+  case OpKind::BatchNorm: return batchNorm(call);
+  case OpKind::Linear: return linear(call);
+  case OpKind::Matmul: return matmul(call);
+  case OpKind::Addmm: return addmm(call);
+  case OpKind::Conv2d: return conv2d(call);
+  case OpKind::Attention: return attention(call);
+  default: TC_CHECK(false, "not an nn op");
+  }
+}
+
+} // namespace thunderc::ir::interp

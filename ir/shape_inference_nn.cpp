@@ -1,0 +1,364 @@
+// Result types of the neural-network ops: normalizations, matmul family, conv2d, attention,
+// pooling and the index ops, following the ATen meta functions. Their tensor operands share a
+// dtype (the importer inserts casts); index operands are i32 or i64.
+#include <array>
+
+#include "ir/shape_inference.h"
+#include "ir/shape_inference_internal.h"
+
+namespace thunderc::ir::inference {
+namespace {
+
+Status requireAllSameDType(const TypeList &types) {
+  for (size_t i = 1; i < types.size(); ++i)
+    TC_TRY(requireSameDType(types[0], types[i]));
+  return Status::success();
+}
+
+Status requireIndexDType(OpKind op, const TensorType &indices) {
+  if (indices.dtype == DType::I64 || indices.dtype == DType::I32)
+    return Status::success();
+  return invalidInput(std::string(opName(op)) + " indices must be i64 or i32, got " +
+                      indices.str());
+}
+
+Shape leadingDims(const Shape &shape, size_t trailing) {
+  return Shape(shape.begin(), shape.end() - static_cast<std::ptrdiff_t>(trailing));
+}
+
+// ---- windows of conv2d and pooling ----
+
+// One spatial dim of a sliding window.
+struct Window {
+  int64_t kernel;
+  int64_t stride;
+  int64_t padding;
+  int64_t dilation;
+  int64_t extent() const { return dilation * (kernel - 1) + 1; }
+};
+
+// Reads a per-spatial-dim attribute, which must have exactly two entries (the importer
+// expands PyTorch's single-int forms and fills max_pool2d's empty default stride).
+Expected<std::array<int64_t, 2>> readPair(OpKind op, const AttrMap &attrs, const char *name,
+                                          int64_t minimum) {
+  std::vector<int64_t> values = attrs.getInts(name);
+  if (values.size() != 2)
+    return invalidInput(std::string(opName(op)) + " " + name + " must have 2 entries, got " +
+                        intsStr(values));
+  for (int64_t value : values) {
+    if (value < minimum)
+      return invalidInput(std::string(opName(op)) + " " + name + " must be at least " +
+                          std::to_string(minimum) + ", got " + intsStr(values));
+  }
+  return std::array<int64_t, 2>{values[0], values[1]};
+}
+
+// Output size of a window sliding over `input`:
+//   floor((input + 2*padding - extent) / stride) + 1, or with ceil_mode the ceiling, minus
+//   one when the last window would start past the input and its left padding (PyTorch's
+//   pooling_output_shape).
+Expected<Dim> windowOutputDim(OpKind op, const Dim &input, const Window &window, bool ceilMode) {
+  int64_t offset = 2 * window.padding - window.extent() + (ceilMode ? window.stride - 1 : 0);
+  if (input.isStatic()) {
+    int64_t numerator = input.value() + offset;
+    int64_t output = SymExpr::floorDiv(SymExpr::constant(numerator),
+                                       SymExpr::constant(window.stride))
+                         .constantValue() +
+                     1;
+    if (ceilMode && (output - 1) * window.stride >= input.value() + window.padding)
+      --output;
+    return Dim(output);
+  }
+  // The ceil_mode correction can only apply when stride >= extent + 1 - padding; otherwise
+  // the last window always starts inside. Whether it applies to a symbolic size depends on
+  // its value, and torch.export would have specialized on it.
+  bool correctionPossible = window.stride >= window.extent() + 1 - window.padding;
+  if (ceilMode && correctionPossible)
+    return unsupported(std::string(opName(op)) + " with ceil_mode on symbolic size " +
+                       input.str() + " depends on its value");
+  SymExpr numerator = addLikeTerms(input.expr(), SymExpr::constant(offset));
+  return Dim(addLikeTerms(floorDivide(numerator, window.stride), SymExpr::constant(1)));
+}
+
+// The spatial output dims of `x` (its last two dims), each required to be positive.
+Expected<Shape> windowOutputShape(OpKind op, const TensorType &x,
+                                  const std::array<Window, 2> &windows, bool ceilMode) {
+  Shape shape = leadingDims(x.shape, 2);
+  for (size_t i = 0; i < 2; ++i) {
+    const Dim &input = x.shape[x.shape.size() - 2 + i];
+    TC_ASSIGN_OR_RETURN(Dim output, windowOutputDim(op, input, windows[i], ceilMode));
+    if (output.isStatic() && output.value() < 1)
+      return invalidInput(std::string(opName(op)) + " output size " + output.str() +
+                          " of spatial dim " + std::to_string(i) + " is too small (input " +
+                          x.str() + ")");
+    shape.push_back(output);
+  }
+  return shape;
+}
+
+} // namespace
+
+// ---- normalizations ----
+
+Expected<TensorType> inferLayerNorm(const TypeList &operands, const AttrMap &attrs) {
+  const TensorType &x = operands[0];
+  TC_TRY(requireFloating(OpKind::LayerNorm, x));
+  TC_TRY(requireAllSameDType(operands));
+  std::vector<int64_t> normalized = attrs.getInts("normalized_shape");
+  Shape normalizedShape(normalized.begin(), normalized.end());
+  size_t count = normalizedShape.size();
+  if (count == 0)
+    return invalidInput("layer_norm normalized_shape must not be empty");
+  bool matches = count <= x.shape.size() &&
+                 Shape(x.shape.end() - static_cast<std::ptrdiff_t>(count), x.shape.end()) ==
+                     normalizedShape;
+  if (!matches)
+    return invalidInput("layer_norm normalized_shape " + intsStr(normalized) +
+                        " does not match the trailing dims of " + x.str());
+  for (size_t i = 1; i < operands.size(); ++i) {
+    if (operands[i].shape != normalizedShape)
+      return invalidInput("layer_norm " + std::string(i == 1 ? "weight " : "bias ") +
+                          operands[i].str() + " does not match normalized_shape " +
+                          intsStr(normalized));
+  }
+  return x;
+}
+
+Expected<TensorType> inferBatchNorm(const TypeList &operands) {
+  const TensorType &x = operands[0];
+  TC_TRY(requireRank(OpKind::BatchNorm, "input", x, 2, -1));
+  TC_TRY(requireFloating(OpKind::BatchNorm, x));
+  TC_TRY(requireAllSameDType(operands));
+  const Dim &channels = x.shape[1];
+  for (size_t i = 1; i < operands.size(); ++i) {
+    const TensorType &parameter = operands[i];
+    if (parameter.rank() != 1 || !mayBeEqual(parameter.shape[0], channels))
+      return invalidInput("batch_norm operand " + std::to_string(i) + " " + parameter.str() +
+                          " does not match the " + channels.str() + " channels of " + x.str());
+  }
+  return x;
+}
+
+// ---- matmul family ----
+
+Expected<TensorType> inferMatmul(const TensorType &a, const TensorType &b) {
+  TC_TRY(requireSameDType(a, b));
+  if (a.rank() == 0 || b.rank() == 0)
+    return invalidInput("matmul operands must have rank at least 1, got " + a.str() + " and " +
+                        b.str());
+  // torch.matmul: a vector lhs gains a leading 1, a vector rhs a trailing 1, both dropped from
+  // the result; the remaining leading dims broadcast.
+  bool lhsIsVector = a.rank() == 1;
+  bool rhsIsVector = b.rank() == 1;
+  Shape lhs = lhsIsVector ? Shape{Dim(1), a.shape[0]} : a.shape;
+  Shape rhs = rhsIsVector ? Shape{b.shape[0], Dim(1)} : b.shape;
+  const Dim &lhsInner = lhs[lhs.size() - 1];
+  const Dim &rhsInner = rhs[rhs.size() - 2];
+  if (!mayBeEqual(lhsInner, rhsInner))
+    return invalidInput("matmul inner dims " + lhsInner.str() + " and " + rhsInner.str() +
+                        " differ (" + a.str() + " and " + b.str() + ")");
+  Expected<Shape> batch = broadcastShapes(leadingDims(lhs, 2), leadingDims(rhs, 2));
+  if (!batch.ok())
+    return invalidInput("matmul batch dims of " + a.str() + " and " + b.str() +
+                        " do not broadcast");
+  Shape shape = std::move(batch).value();
+  if (!lhsIsVector)
+    shape.push_back(lhs[lhs.size() - 2]);
+  if (!rhsIsVector)
+    shape.push_back(rhs[rhs.size() - 1]);
+  return TensorType{a.dtype, std::move(shape)};
+}
+
+Expected<TensorType> inferLinear(const TypeList &operands) {
+  const TensorType &x = operands[0];
+  const TensorType &weight = operands[1];
+  TC_TRY(requireAllSameDType(operands));
+  TC_TRY(requireRank(OpKind::Linear, "input", x, 1, -1));
+  TC_TRY(requireRank(OpKind::Linear, "weight", weight, 2, 2));
+  const Dim &inFeatures = x.shape.back();
+  if (!mayBeEqual(inFeatures, weight.shape[1]))
+    return invalidInput("linear inner dims " + inFeatures.str() + " and " +
+                        weight.shape[1].str() + " differ (" + x.str() + " and weight " +
+                        weight.str() + ")");
+  Shape shape = leadingDims(x.shape, 1);
+  shape.push_back(weight.shape[0]);
+  TensorType result{x.dtype, std::move(shape)};
+  bool biasFits = operands.size() < 3 || isExpandableTo(operands[2].shape, result.shape);
+  if (!biasFits)
+    return invalidInput("linear bias " + operands[2].str() + " does not broadcast to " +
+                        result.str());
+  return result;
+}
+
+Expected<TensorType> inferAddmm(const TypeList &operands) {
+  const TensorType &bias = operands[0];
+  const TensorType &a = operands[1];
+  const TensorType &b = operands[2];
+  TC_TRY(requireAllSameDType(operands));
+  TC_TRY(requireRank(OpKind::Addmm, "matrix", a, 2, 2));
+  TC_TRY(requireRank(OpKind::Addmm, "matrix", b, 2, 2));
+  if (!mayBeEqual(a.shape[1], b.shape[0]))
+    return invalidInput("addmm inner dims " + a.shape[1].str() + " and " + b.shape[0].str() +
+                        " differ (" + a.str() + " and " + b.str() + ")");
+  TensorType result{a.dtype, {a.shape[0], b.shape[1]}};
+  if (!isExpandableTo(bias.shape, result.shape))
+    return invalidInput("addmm bias " + bias.str() + " does not broadcast to " + result.str());
+  return result;
+}
+
+// ---- convolution and attention ----
+
+Expected<TensorType> inferConv2d(const TypeList &operands, const AttrMap &attrs) {
+  const TensorType &x = operands[0];
+  const TensorType &weight = operands[1];
+  TC_TRY(requireAllSameDType(operands));
+  TC_TRY(requireRank(OpKind::Conv2d, "input", x, 3, 4));
+  TC_TRY(requireRank(OpKind::Conv2d, "weight", weight, 4, 4));
+  TC_ASSIGN_OR_RETURN(auto stride, readPair(OpKind::Conv2d, attrs, "stride", 1));
+  TC_ASSIGN_OR_RETURN(auto padding, readPair(OpKind::Conv2d, attrs, "padding", 0));
+  TC_ASSIGN_OR_RETURN(auto dilation, readPair(OpKind::Conv2d, attrs, "dilation", 1));
+  int64_t groups = attrs.getInt("groups");
+  if (groups < 1)
+    return invalidInput("conv2d groups must be positive, got " + std::to_string(groups));
+
+  // Unbatched input is [C,H,W].
+  const Dim &channels = x.shape[x.shape.size() - 3];
+  Dim expected(SymExpr::mul(weight.shape[1].asExpr(), SymExpr::constant(groups)));
+  if (!mayBeEqual(channels, expected))
+    return invalidInput("conv2d input " + x.str() + " has " + channels.str() +
+                        " channels but weight " + weight.str() + " with groups " +
+                        std::to_string(groups) + " expects " + expected.str());
+  const Dim &outChannels = weight.shape[0];
+  if (outChannels.isStatic() && outChannels.value() % groups != 0)
+    return invalidInput("conv2d output channels " + outChannels.str() +
+                        " are not divisible by groups " + std::to_string(groups));
+  bool biasFits = operands.size() < 3 ||
+                  (operands[2].rank() == 1 && mayBeEqual(operands[2].shape[0], outChannels));
+  if (!biasFits)
+    return invalidInput("conv2d bias " + operands[2].str() + " does not match " +
+                        outChannels.str() + " output channels");
+
+  std::array<Window, 2> windows;
+  for (size_t i = 0; i < 2; ++i) {
+    const Dim &kernel = weight.shape[2 + i];
+    if (!kernel.isStatic())
+      return unsupported("conv2d with symbolic kernel size " + kernel.str());
+    windows[i] = {kernel.value(), stride[i], padding[i], dilation[i]};
+  }
+  TC_ASSIGN_OR_RETURN(Shape spatial, windowOutputShape(OpKind::Conv2d, x, windows, false));
+  spatial[spatial.size() - 3] = outChannels;
+  return TensorType{x.dtype, std::move(spatial)};
+}
+
+Expected<TensorType> inferAttention(const TypeList &operands, const AttrMap &attrs) {
+  const TensorType &query = operands[0];
+  const TensorType &key = operands[1];
+  const TensorType &value = operands[2];
+  TC_TRY(requireFloating(OpKind::Attention, query));
+  TC_TRY(requireSameDType(query, key));
+  TC_TRY(requireSameDType(query, value));
+  for (const TensorType *operand : {&query, &key, &value})
+    TC_TRY(requireRank(OpKind::Attention, "query, key and value", *operand, 2, -1));
+
+  // q[..., L, E], k[..., S, E], v[..., S, Ev] -> [..., L, Ev]
+  const Dim &embedding = query.shape.back();
+  const Dim &sequence = key.shape[key.shape.size() - 2];
+  if (!mayBeEqual(embedding, key.shape.back()))
+    return invalidInput("attention query " + query.str() + " and key " + key.str() +
+                        " differ in the last dim");
+  if (!mayBeEqual(sequence, value.shape[value.shape.size() - 2]))
+    return invalidInput("attention key " + key.str() + " and value " + value.str() +
+                        " differ in sequence length");
+  Expected<Shape> batch = broadcastShapes(leadingDims(query.shape, 2), leadingDims(key.shape, 2));
+  if (batch.ok())
+    batch = broadcastShapes(*batch, leadingDims(value.shape, 2));
+  if (!batch.ok())
+    return invalidInput("attention batch dims of " + query.str() + ", " + key.str() + " and " +
+                        value.str() + " do not broadcast");
+  Shape shape = std::move(batch).value();
+  shape.push_back(query.shape[query.shape.size() - 2]);
+  shape.push_back(value.shape.back());
+  if (operands.size() < 4)
+    return TensorType{query.dtype, std::move(shape)};
+
+  const TensorType &mask = operands[3];
+  if (attrs.getBool("is_causal"))
+    return invalidInput("attention takes a mask or is_causal, not both");
+  if (mask.dtype != DType::Bool && mask.dtype != query.dtype)
+    return invalidInput("attention mask " + mask.str() + " must be bool or " +
+                        std::string(dtypeName(query.dtype)));
+  Shape scores = leadingDims(shape, 2);
+  scores.push_back(query.shape[query.shape.size() - 2]);
+  scores.push_back(sequence);
+  if (!isExpandableTo(mask.shape, scores))
+    return invalidInput("attention mask " + mask.str() + " does not broadcast to the scores " +
+                        shapeStr(scores));
+  return TensorType{query.dtype, std::move(shape)};
+}
+
+// ---- pooling ----
+
+Expected<TensorType> inferPool2d(OpKind op, const TensorType &x, const AttrMap &attrs) {
+  TC_TRY(requireRank(op, "input", x, 3, 4));
+  TC_ASSIGN_OR_RETURN(auto kernel, readPair(op, attrs, "kernel", 1));
+  TC_ASSIGN_OR_RETURN(auto stride, readPair(op, attrs, "stride", 1));
+  TC_ASSIGN_OR_RETURN(auto padding, readPair(op, attrs, "padding", 0));
+  std::array<int64_t, 2> dilation{1, 1};
+  if (op == OpKind::MaxPool2d) {
+    TC_ASSIGN_OR_RETURN(dilation, readPair(op, attrs, "dilation", 1));
+  }
+  if (op == OpKind::AvgPool2d && attrs.has("divisor_override") &&
+      attrs.getInt("divisor_override") == 0)
+    return invalidInput("avg_pool2d divisor_override must not be zero");
+
+  std::array<Window, 2> windows;
+  for (size_t i = 0; i < 2; ++i) {
+    windows[i] = {kernel[i], stride[i], padding[i], dilation[i]};
+    // PyTorch's pool2d_shape_check bounds padding by half the (undilated) kernel.
+    if (padding[i] > kernel[i] / 2)
+      return invalidInput(std::string(opName(op)) + " padding " +
+                          intsStr({padding[0], padding[1]}) + " exceeds half the kernel " +
+                          intsStr({kernel[0], kernel[1]}));
+  }
+  TC_ASSIGN_OR_RETURN(Shape shape, windowOutputShape(op, x, windows, attrs.getBool("ceil_mode")));
+  return TensorType{x.dtype, std::move(shape)};
+}
+
+Expected<TensorType> inferAdaptiveAvgPool2d(const TensorType &x, const AttrMap &attrs) {
+  OpKind op = OpKind::AdaptiveAvgPool2d;
+  TC_TRY(requireRank(op, "input", x, 3, 4));
+  TC_ASSIGN_OR_RETURN(auto outputSize, readPair(op, attrs, "output_size", 0));
+  // PyTorch rejects empty non-batch dims: there is nothing to average.
+  for (size_t i = x.shape.size() - 3; i < x.shape.size(); ++i) {
+    if (x.shape[i].isStatic() && x.shape[i].value() == 0)
+      return invalidInput("adaptive_avg_pool2d input " + x.str() + " has an empty dim " +
+                          std::to_string(i));
+  }
+  Shape shape = leadingDims(x.shape, 2);
+  shape.push_back(Dim(outputSize[0]));
+  shape.push_back(Dim(outputSize[1]));
+  return TensorType{x.dtype, std::move(shape)};
+}
+
+// ---- index ops ----
+
+Expected<TensorType> inferEmbedding(const TensorType &weight, const TensorType &indices) {
+  TC_TRY(requireRank(OpKind::Embedding, "weight", weight, 2, 2));
+  TC_TRY(requireIndexDType(OpKind::Embedding, indices));
+  Shape shape = indices.shape;
+  shape.push_back(weight.shape[1]);
+  return TensorType{weight.dtype, std::move(shape)};
+}
+
+Expected<TensorType> inferIndexSelect(const TensorType &x, const TensorType &indices,
+                                      const AttrMap &attrs) {
+  TC_TRY(requireIndexDType(OpKind::IndexSelect, indices));
+  TC_TRY(requireRank(OpKind::IndexSelect, "indices", indices, 0, 1));
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attrs.getInt("dim"), x.rank()));
+  Shape shape = x.shape;
+  // A 0-d index selects one element and keeps the dim.
+  shape[static_cast<size_t>(dim)] = indices.rank() == 1 ? indices.shape[0] : Dim(1);
+  return TensorType{x.dtype, std::move(shape)};
+}
+
+} // namespace thunderc::ir::inference

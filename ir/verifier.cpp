@@ -1,0 +1,312 @@
+// The IR verifier (ir/verifier.h). It runs in three phases over the whole graph, each relying
+// on the previous one:
+//   1. structure: nodes belong to the graph; operand and result counts fit ir/ops.def; every
+//      operand is defined earlier; use-lists match operands exactly; names are unique;
+//      outputs are defined;
+//   2. attributes: exactly those ir/ops.def declares, with the declared types, and every
+//      symbol a dim attribute mentions is declared (so shape functions can read attributes
+//      with the typed getters);
+//   3. types: symbol ranges are sane, every symbol in a type is declared, and every node's
+//      result types equal inferResultTypes.
+#include "ir/verifier.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "ir/shape_inference.h"
+
+namespace thunderc::ir {
+namespace {
+
+// "node '%conv2d_3' (conv2d)" when the first result has a name, else "node #3 (conv2d)" with
+// the node's index in the graph's node list.
+std::string nodeLabel(const Node &node, int index) {
+  std::string op(opName(node.op()));
+  if (node.numResults() > 0 && !node.result(0)->name().empty())
+    return "node '%" + node.result(0)->name() + "' (" + op + ")";
+  return "node #" + std::to_string(index) + " (" + op + ")";
+}
+
+std::string valueLabel(const Value &value) {
+  return value.name().empty() ? std::string("an unnamed value") : "'%" + value.name() + "'";
+}
+
+Error nodeError(const Node &node, int index, const std::string &message) {
+  return invalidInput(nodeLabel(node, index) + ": " + message);
+}
+
+// "2 operands", "1 operand", "1 to 3 operands", "at least 1 operand".
+std::string countPhrase(int minimum, int maximum, const std::string &noun) {
+  std::string range = maximum < 0          ? "at least " + std::to_string(minimum)
+                      : minimum == maximum ? std::to_string(minimum)
+                                           : std::to_string(minimum) + " to " +
+                                                 std::to_string(maximum);
+  bool singular = range == "1" || range.ends_with(" 1");
+  return range + " " + noun + (singular ? "" : "s");
+}
+
+bool countFits(int count, int minimum, int maximum) {
+  return count >= minimum && (maximum < 0 || count <= maximum);
+}
+
+// ---- phase 1: structure ----
+
+class StructureVerifier {
+public:
+  explicit StructureVerifier(const Graph &graph) : graph_(graph) {}
+
+  Status run() {
+    for (const auto &node : graph_.nodes())
+      nodes_.insert(node.get());
+    for (const auto &input : graph_.inputs()) {
+      TC_TRY(defineValue(*input, "input " + valueLabel(*input)));
+      if (!input->isGraphInput())
+        return invalidInput("input " + valueLabel(*input) + " has a producer");
+    }
+    int index = 0;
+    for (const auto &node : graph_.nodes()) {
+      TC_TRY(verifyNode(*node, index));
+      ++index;
+    }
+    TC_TRY(verifyUseLists());
+    return verifyOutputs();
+  }
+
+private:
+  Status defineValue(const Value &value, const std::string &what) {
+    defined_.insert(&value);
+    if (value.name().empty())
+      return Status::success();
+    if (!names_.insert(value.name()).second)
+      return invalidInput(what + ": value name '%" + value.name() + "' is already defined");
+    return Status::success();
+  }
+
+  Status verifyCounts(const Node &node, int index) {
+    const OpInfo &info = node.info();
+    if (!countFits(node.numOperands(), info.minOperands, info.maxOperands))
+      return nodeError(node, index,
+                       "expected " + countPhrase(info.minOperands, info.maxOperands, "operand") +
+                           ", got " + std::to_string(node.numOperands()));
+    if (info.numResults >= 0 && node.numResults() != info.numResults)
+      return nodeError(node, index,
+                       "expected " + countPhrase(info.numResults, info.numResults, "result") +
+                           ", got " + std::to_string(node.numResults()));
+    return Status::success();
+  }
+
+  // The operand is defined before this node and its use-list records this use exactly once.
+  Status verifyOperand(const Node &node, int index, int operandIndex) {
+    const Value *operand = node.operand(operandIndex);
+    std::string what = "operand " + std::to_string(operandIndex);
+    if (operand == nullptr)
+      return nodeError(node, index, what + " is null");
+    if (!defined_.count(operand))
+      return nodeError(node, index,
+                       what + " (" + valueLabel(*operand) + ") is not defined before its use");
+    auto isThisUse = [&](const Use &use) {
+      return use.user == &node && use.operandIndex == operandIndex;
+    };
+    auto count = std::count_if(operand->uses().begin(), operand->uses().end(), isThisUse);
+    if (count != 1)
+      return nodeError(node, index,
+                       what + " (" + valueLabel(*operand) + ") appears " +
+                           std::to_string(count) + " times in its use-list, expected once");
+    return Status::success();
+  }
+
+  Status verifyNode(const Node &node, int index) {
+    if (node.graph() != &graph_)
+      return nodeError(node, index, "belongs to another graph");
+    TC_TRY(verifyCounts(node, index));
+    for (int i = 0; i < node.numOperands(); ++i)
+      TC_TRY(verifyOperand(node, index, i));
+    for (int i = 0; i < node.numResults(); ++i) {
+      const Value &result = *node.result(i);
+      if (result.producer() != &node || result.resultIndex() != i)
+        return nodeError(node, index, "result " + std::to_string(i) + " has a wrong producer");
+      TC_TRY(defineValue(result, nodeLabel(node, index)));
+    }
+    return Status::success();
+  }
+
+  // Every recorded use points at a node of this graph whose operand is the value.
+  Status verifyUses(const Value &value) {
+    for (const Use &use : value.uses()) {
+      bool valid = nodes_.count(use.user) && use.operandIndex >= 0 &&
+                   use.operandIndex < use.user->numOperands() &&
+                   use.user->operand(use.operandIndex) == &value;
+      if (!valid)
+        return invalidInput("value " + valueLabel(value) + " has a stale use (operand " +
+                            std::to_string(use.operandIndex) + " of a " +
+                            (nodes_.count(use.user) ? "node that does not use it)"
+                                                    : "node outside the graph)"));
+    }
+    return Status::success();
+  }
+
+  Status verifyUseLists() {
+    for (const auto &input : graph_.inputs())
+      TC_TRY(verifyUses(*input));
+    for (const auto &node : graph_.nodes()) {
+      for (int i = 0; i < node->numResults(); ++i)
+        TC_TRY(verifyUses(*node->result(i)));
+    }
+    return Status::success();
+  }
+
+  Status verifyOutputs() {
+    for (size_t i = 0; i < graph_.outputs().size(); ++i) {
+      const Value *output = graph_.outputs()[i];
+      if (output == nullptr || !defined_.count(output))
+        return invalidInput("output " + std::to_string(i) + " is not defined in the graph");
+    }
+    return Status::success();
+  }
+
+  const Graph &graph_;
+  std::set<const Node *> nodes_;
+  std::set<const Value *> defined_;
+  std::set<std::string> names_;
+};
+
+// ---- symbols ----
+
+// The first symbol `dims` mention that is missing from the graph's symbols, or "".
+std::string firstUndeclaredSymbol(const Graph &graph, const std::vector<Dim> &dims) {
+  std::set<std::string> symbols;
+  for (const Dim &dim : dims) {
+    if (!dim.isStatic())
+      dim.expr().collectSymbols(symbols);
+  }
+  for (const std::string &symbol : symbols) {
+    if (!graph.symbols().count(symbol))
+      return symbol;
+  }
+  return "";
+}
+
+// ---- phase 2: attributes ----
+
+// The allowances of AttrMap's getters: an integer where a float or a symbolic dim may go.
+bool attrTypeAccepted(AttrType declared, AttrType actual) {
+  if (declared == actual)
+    return true;
+  switch (declared) {
+  case AttrType::Float: return actual == AttrType::Int;
+  case AttrType::Floats: return actual == AttrType::Ints;
+  case AttrType::Dim: return actual == AttrType::Int;
+  case AttrType::Dims: return actual == AttrType::Ints;
+  default: return false;
+  }
+}
+
+std::vector<Dim> dimsOfAttr(const AttrValue &value) {
+  if (const Dim *dim = std::get_if<Dim>(&value))
+    return {*dim};
+  if (const auto *dims = std::get_if<std::vector<Dim>>(&value))
+    return *dims;
+  return {};
+}
+
+bool isDeclaredAttr(const OpInfo &info, const std::string &name) {
+  return std::any_of(info.attributes.begin(), info.attributes.end(),
+                     [&](const AttrSpec &spec) { return spec.name == name; });
+}
+
+Status verifyAttributes(const Graph &graph, const Node &node, int index) {
+  const OpInfo &info = node.info();
+  for (const AttrSpec &spec : info.attributes) {
+    const AttrValue *value = node.attrs().find(spec.name);
+    if (value == nullptr && spec.optional)
+      continue;
+    if (value == nullptr)
+      return nodeError(node, index, "missing attribute '" + spec.name + "'");
+    if (!attrTypeAccepted(spec.type, attrType(*value)))
+      return nodeError(node, index,
+                       "attribute '" + spec.name + "' has type " +
+                           attrTypeName(attrType(*value)) + ", expected " +
+                           attrTypeName(spec.type));
+  }
+  for (const auto &[name, value] : node.attrs().all()) {
+    if (!isDeclaredAttr(info, name))
+      return nodeError(node, index, "unknown attribute '" + name + "'");
+    std::string symbol = firstUndeclaredSymbol(graph, dimsOfAttr(value));
+    if (!symbol.empty())
+      return nodeError(node, index,
+                       "attribute '" + name + "' uses undeclared symbol '" + symbol + "'");
+  }
+  return Status::success();
+}
+
+// ---- phase 3: types ----
+
+Status verifySymbolRanges(const Graph &graph) {
+  for (const auto &[name, range] : graph.symbols()) {
+    bool empty = range.max.has_value() && *range.max < range.min;
+    if (range.min < 0 || empty)
+      return invalidInput("symbol '" + name + "' has an invalid range [" +
+                          std::to_string(range.min) + ", " +
+                          (range.max ? std::to_string(*range.max) : "inf") + "]");
+  }
+  return Status::success();
+}
+
+Status verifyInputTypes(const Graph &graph) {
+  for (const auto &input : graph.inputs()) {
+    std::string symbol = firstUndeclaredSymbol(graph, input->type().shape);
+    if (!symbol.empty())
+      return invalidInput("input " + valueLabel(*input) + " type " + input->type().str() +
+                          " uses undeclared symbol '" + symbol + "'");
+  }
+  return Status::success();
+}
+
+Status verifyResultTypes(const Graph &graph, const Node &node, int index) {
+  std::vector<TensorType> operandTypes;
+  for (const Value *operand : node.operands())
+    operandTypes.push_back(operand->type());
+  std::vector<TensorType> declared;
+  for (int i = 0; i < node.numResults(); ++i)
+    declared.push_back(node.result(i)->type());
+  for (size_t i = 0; i < declared.size(); ++i) {
+    std::string symbol = firstUndeclaredSymbol(graph, declared[i].shape);
+    if (!symbol.empty())
+      return nodeError(node, index,
+                       "result " + std::to_string(i) + " type " + declared[i].str() +
+                           " uses undeclared symbol '" + symbol + "'");
+  }
+  Expected<std::vector<TensorType>> inferred =
+      inferResultTypes(node.op(), operandTypes, node.attrs(), declared);
+  if (!inferred.ok())
+    return std::move(inferred).error().withContext(nodeLabel(node, index));
+  if (inferred->size() != declared.size())
+    return nodeError(node, index,
+                     "has " + std::to_string(declared.size()) + " results, inferred " +
+                         std::to_string(inferred->size()));
+  for (size_t i = 0; i < declared.size(); ++i) {
+    if (!(declared[i] == (*inferred)[i]))
+      return nodeError(node, index,
+                       "result " + std::to_string(i) + " has type " + declared[i].str() +
+                           ", inferred " + (*inferred)[i].str());
+  }
+  return Status::success();
+}
+
+} // namespace
+
+Status verifyGraph(const Graph &graph) {
+  TC_TRY(StructureVerifier(graph).run());
+  int index = 0;
+  for (const auto &node : graph.nodes())
+    TC_TRY(verifyAttributes(graph, *node, index++));
+  TC_TRY(verifySymbolRanges(graph));
+  TC_TRY(verifyInputTypes(graph));
+  index = 0;
+  for (const auto &node : graph.nodes())
+    TC_TRY(verifyResultTypes(graph, *node, index++));
+  return Status::success();
+}
+
+} // namespace thunderc::ir

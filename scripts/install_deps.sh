@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every system and Python package thunderc needs to build and test. Idempotent:
+# packages already present are not reinstalled, and apt is only updated when something is
+# missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  libcxxopts-dev nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev
+  libopenblas-dev graphviz
+)
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+
+missing=()
+for package in "${APT_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+if (( ${#missing[@]} )); then
+  echo "install_deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+PYTHON=${PYTHON:-python3}
+if ! "$PYTHON" -m pip install -q --disable-pip-version-check -r requirements.txt 2>/tmp/thunderc_pip.log; then
+  cat /tmp/thunderc_pip.log >&2
+  exit 1
+fi
+echo "install_deps: system and Python packages are present"

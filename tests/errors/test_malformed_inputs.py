@@ -1,0 +1,324 @@
+"""Every user-facing error: a malformed, truncated, unsupported or inconsistent input gives one
+clear line `error: <file>: <member or node>: <what>` and its documented exit code (see
+`thunderc --help`), never a crash. Each case derives a bad file from a real zoo archive."""
+import json
+import os
+import re
+import subprocess
+import zipfile
+
+import pytest
+
+ZOO_DIR = os.environ.get("THUNDERC_ZOO_DIR", "build/models")
+THUNDERC = os.environ.get("THUNDERC_BIN", "build/cli/thunderc")
+EXIT_USAGE, EXIT_IO, EXIT_INVALID, EXIT_UNSUPPORTED = 2, 3, 4, 5
+BASE = os.path.join(ZOO_DIR, "mlp", "core.pt2")
+DYNAMIC = os.path.join(ZOO_DIR, "dynamic_mlp", "train.pt2")
+
+
+def run(*args):
+    return subprocess.run([THUNDERC, *args], capture_output=True, text=True)
+
+
+def members(path):
+    with zipfile.ZipFile(path) as archive:
+        return {info.filename: archive.read(info.filename) for info in archive.infolist()}
+
+
+def write_archive(path, entries):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+
+
+def model_member(entries):
+    return next(name for name in entries if name.endswith("models/model.json"))
+
+
+def weights_config(entries):
+    return next(name for name in entries if name.endswith("model_weights_config.json"))
+
+
+def mutate_json(source, tmp_path, member_of, edit, name="bad.pt2"):
+    """Copies `source` with the JSON member chosen by member_of(entries) edited in place."""
+    entries = members(source)
+    member = member_of(entries)
+    document = json.loads(entries[member])
+    edit(document)
+    entries[member] = json.dumps(document).encode()
+    out = tmp_path / name
+    write_archive(out, entries)
+    return str(out)
+
+
+def first_node(document, target_suffix):
+    nodes = document["graph_module"]["graph"]["nodes"]
+    return next(node for node in nodes if node["target"].endswith(target_suffix))
+
+
+def expect(result, code, pattern):
+    assert result.returncode == code, (result.returncode, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: "), lines[0]
+    assert re.search(pattern, lines[0]), lines[0]
+    assert "internal compiler error" not in result.stderr
+
+
+def test_missing_file(tmp_path):
+    expect(run(str(tmp_path / "nope.pt2")), EXIT_IO, r"nope\.pt2: cannot open file")
+
+
+def test_directory_as_input(tmp_path):
+    expect(run(str(tmp_path)), EXIT_IO, r"cannot (open|map) file")
+
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "empty.pt2"
+    path.write_bytes(b"")
+    expect(run(str(path)), EXIT_INVALID, r"empty\.pt2: not a zip archive")
+
+
+def test_not_a_zip(tmp_path):
+    path = tmp_path / "text.pt2"
+    path.write_text("this is not an archive\n" * 10)
+    expect(run(str(path)), EXIT_INVALID, r"text\.pt2: not a zip archive")
+
+
+@pytest.mark.parametrize("fraction", [0.1, 0.5, 0.9, 0.999])
+def test_truncated_archive(tmp_path, fraction):
+    data = open(BASE, "rb").read()
+    path = tmp_path / "cut.pt2"
+    path.write_bytes(data[: int(len(data) * fraction)])
+    expect(run(str(path)), EXIT_INVALID, r"cut\.pt2: (not a zip archive|truncated)")
+
+
+def test_bad_json(tmp_path):
+    entries = members(BASE)
+    entries[model_member(entries)] = b'{"graph_module": {'
+    path = tmp_path / "badjson.pt2"
+    write_archive(path, entries)
+    expect(run(str(path)), EXIT_INVALID, r"models/model\.json: invalid JSON")
+
+
+def test_missing_model_member(tmp_path):
+    entries = members(BASE)
+    del entries[model_member(entries)]
+    path = tmp_path / "nomodel.pt2"
+    write_archive(path, entries)
+    expect(run(str(path)), EXIT_INVALID, r"missing archive member '.*models/<name>\.json'")
+
+
+def test_union_with_two_keys(tmp_path):
+    def edit(doc):
+        node = first_node(doc, "addmm.default")
+        node["inputs"][0]["arg"] = {"as_tensor": {"name": "x"}, "as_int": 3}
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    expect(run(path), EXIT_INVALID, r"models/model\.json: node 'addmm' .*not a union")
+
+
+def test_argument_of_wrong_kind(tmp_path):
+    def edit(doc):
+        first_node(doc, "addmm.default")["inputs"][1]["arg"] = {"as_float": 1.5}
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    expect(run(path), EXIT_INVALID, r"node 'addmm' \(aten\.addmm\.default\): argument 'mat1'")
+
+
+def test_undefined_tensor(tmp_path):
+    def edit(doc):
+        first_node(doc, "relu.default")["inputs"][0]["arg"] = {"as_tensor": {"name": "ghost"}}
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    expect(run(path), EXIT_INVALID, r"node 'relu' .*undefined tensor 'ghost'")
+
+
+def test_unknown_argument(tmp_path):
+    def edit(doc):
+        first_node(doc, "relu.default")["inputs"].append(
+            {"name": "bogus", "arg": {"as_int": 1}, "kind": 1})
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    expect(run(path), EXIT_INVALID, r"node 'relu' .*unknown argument 'bogus'")
+
+
+def test_missing_required_argument(tmp_path):
+    def edit(doc):
+        node = first_node(doc, "addmm.default")
+        node["inputs"] = [arg for arg in node["inputs"] if arg["name"] != "mat2"]
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    expect(run(path), EXIT_INVALID, r"node 'addmm' .*missing required argument 'mat2'")
+
+
+def test_unknown_dtype_number(tmp_path):
+    def edit(doc):
+        doc["graph_module"]["graph"]["tensor_values"]["x"]["dtype"] = 99
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    expect(run(path), EXIT_INVALID, r"tensor_values\['x'\]: unknown dtype number 99")
+
+
+def test_unsupported_dtype(tmp_path):
+    def edit(doc):
+        doc["graph_module"]["graph"]["tensor_values"]["x"]["dtype"] = 10  # complex64
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    expect(run(path), EXIT_UNSUPPORTED, r"unsupported dtype COMPLEXFLOAT")
+
+
+def test_absurd_rank(tmp_path):
+    def edit(doc):
+        doc["graph_module"]["graph"]["tensor_values"]["x"]["sizes"] = [{"as_int": 1}] * 100
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    expect(run(path), EXIT_INVALID, r"rank 100 exceeds")
+
+
+def test_size_overflow(tmp_path):
+    def edit(doc):
+        doc["graph_module"]["graph"]["tensor_values"]["x"]["sizes"] = [
+            {"as_int": 2**40}, {"as_int": 2**40}]
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    expect(run(path), EXIT_INVALID, r"overflow")
+
+
+def test_negative_size(tmp_path):
+    def edit(doc):
+        doc["graph_module"]["graph"]["tensor_values"]["x"]["sizes"][0] = {"as_int": -4}
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    expect(run(path), EXIT_INVALID, r"negative size -4")
+
+
+def test_bad_symbolic_expression(tmp_path):
+    def edit(doc):
+        sizes = doc["graph_module"]["graph"]["tensor_values"]["x"]["sizes"]
+        sizes[0] = {"as_expr": {"expr_str": "Symbol('s77'", "hint": None}}
+    path = mutate_json(DYNAMIC, tmp_path, model_member, edit)
+    expect(run(path), EXIT_INVALID, r"bad symbolic size expression")
+
+
+def test_schema_version(tmp_path):
+    def edit(doc):
+        doc["schema_version"]["major"] = 99
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    expect(run(path), EXIT_UNSUPPORTED, r"export schema version 99")
+
+
+def test_buffer_mutation(tmp_path):
+    def edit(doc):
+        specs = doc["graph_module"]["signature"]["output_specs"]
+        specs.insert(0, {"buffer_mutation": {"arg": {"name": "x"}, "buffer_name": "b"}})
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    expect(run(path), EXIT_UNSUPPORTED, r"mutates its state \(buffer_mutation\)")
+
+
+def test_weight_file_too_short(tmp_path):
+    entries = members(BASE)
+    weight = next(name for name in entries if name.endswith("data/weights/weight_0"))
+    entries[weight] = entries[weight][:16]
+    path = tmp_path / "short.pt2"
+    write_archive(path, entries)
+    expect(run(str(path)), EXIT_INVALID, r"model_weights_config\.json: '.*': member '.*weight_0' "
+                                          r"holds 16 bytes, the tensor view needs \d+")
+
+
+def test_stride_overflow(tmp_path):
+    def edit(doc):
+        meta = next(iter(doc["config"].values()))["tensor_meta"]
+        meta["strides"] = [{"as_int": 2**62}] * len(meta["strides"])
+    path = mutate_json(BASE, tmp_path, weights_config, edit)
+    expect(run(path), EXIT_INVALID, r"model_weights_config\.json: '.*': .*overflows")
+
+
+def test_missing_weight_member(tmp_path):
+    def edit(doc):
+        next(iter(doc["config"].values()))["path_name"] = "weight_999"
+    path = mutate_json(BASE, tmp_path, weights_config, edit)
+    expect(run(path), EXIT_INVALID, r"missing archive member '.*weight_999'")
+
+
+def test_path_traversal_in_weights_config(tmp_path):
+    def edit(doc):
+        next(iter(doc["config"].values()))["path_name"] = "../../etc/passwd"
+    path = mutate_json(BASE, tmp_path, weights_config, edit)
+    expect(run(path), EXIT_INVALID, r"bad path_name")
+
+
+def test_pickled_tensor(tmp_path):
+    def edit(doc):
+        next(iter(doc["config"].values()))["use_pickle"] = True
+    path = mutate_json(BASE, tmp_path, weights_config, edit)
+    expect(run(path), EXIT_UNSUPPORTED, r"pickled tensor")
+
+
+def test_weight_dtype_mismatch(tmp_path):
+    def edit(doc):
+        next(iter(doc["config"].values()))["tensor_meta"]["dtype"] = 8  # float64
+    path = mutate_json(BASE, tmp_path, weights_config, edit)
+    expect(run(path), EXIT_INVALID, r"weight '.*' is stored as f64")
+
+
+def test_legacy_flat_archive(tmp_path):
+    path = tmp_path / "legacy.pt2"
+    write_archive(path, {"serialized_exported_program.json": b"{}", "version": b"8.2"})
+    expect(run(str(path)), EXIT_UNSUPPORTED, r"legacy torch\.export archive \(torch <= 2\.7\)")
+
+
+def test_torch28_pickled_weights(tmp_path):
+    entries = {name: data for name, data in members(BASE).items()
+               if "data/weights/" not in name}
+    top = model_member(entries).split("/")[0]
+    entries[f"{top}/data/weights/model.pt"] = b"PK\x03\x04"
+    path = tmp_path / "old.pt2"
+    write_archive(path, entries)
+    expect(run(str(path)), EXIT_UNSUPPORTED, r"torch 2\.8 archive with pickled weights")
+
+
+def test_torchscript_file(tmp_path):
+    path = tmp_path / "model.pt"
+    write_archive(path, {"model/data.pkl": b"\x80\x02}q\x00.", "model/version": b"3\n"})
+    expect(run(str(path)), EXIT_UNSUPPORTED, r"TorchScript or torch\.save file")
+
+
+def test_unsupported_op_is_reported_not_fatal(tmp_path):
+    def edit(doc):
+        first_node(doc, "relu.default")["target"] = "torch.ops.aten.selu.default"
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    report = run(path, "--emit=report")
+    assert report.returncode == 0, report.stderr
+    assert re.search(r"unsupported: 1 node\(s\) cannot be compiled", report.stdout)
+    assert re.search(r"node 'relu' \(aten\.selu\.default\): no thunderc lowering", report.stdout)
+
+
+def test_interpreting_an_unsupported_op(tmp_path):
+    def edit(doc):
+        first_node(doc, "relu.default")["target"] = "torch.ops.aten.selu.default"
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    inputs = os.path.join(ZOO_DIR, "mlp", "inputs", "input_0.npy")
+    result = run(path, "--interpret", "--inputs", inputs, "--outputs", str(tmp_path / "o.npy"))
+    expect(result, EXIT_UNSUPPORTED, r"aten\.selu\.default")
+
+
+def test_input_of_wrong_shape(tmp_path):
+    import numpy as np
+    bad = tmp_path / "bad.npy"
+    np.save(bad, np.zeros((3, 3), dtype=np.float32))
+    result = run(BASE, "--interpret", "--inputs", str(bad), "--outputs", str(tmp_path / "o.npy"))
+    expect(result, EXIT_INVALID, r"input 0 'x': expected f32\[4,64\], got f32\[3,3\]")
+
+
+def test_dynamic_batch_out_of_range(tmp_path):
+    import numpy as np
+    bad = tmp_path / "big.npy"
+    np.save(bad, np.zeros((65, 4, 16), dtype=np.float32))
+    result = run(DYNAMIC, "--interpret", "--inputs", str(bad), "--outputs",
+                 str(tmp_path / "o.npy"))
+    expect(result, EXIT_INVALID, r"s0.*65.*\[1, 64\]|65.*outside")
+
+
+def test_bad_text_ir(tmp_path):
+    path = tmp_path / "bad.tir"
+    path.write_text("graph @g() -> () {\n  %0 = bogus() : f32[]\n  return %0\n}\n")
+    expect(run(str(path)), EXIT_INVALID, r"bad\.tir:2:\d+: unknown op 'bogus'")
+
+
+def test_unknown_emit_value():
+    expect(run(BASE, "--emit=bogus"), EXIT_USAGE, r"unknown --emit value 'bogus'")
+
+
+def test_no_input():
+    expect(run(), EXIT_USAGE, r"no input file")
