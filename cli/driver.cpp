@@ -2,11 +2,13 @@
 #include "cli/driver.h"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "backend_cuda/bundle.h"
 #include "frontend/crc32.h"
 #include "frontend/npy.h"
 #include "ir/interpreter.h"
@@ -249,6 +251,24 @@ Status interpretToFiles(const LoadedProgram &program, const std::vector<std::str
     if (!written.ok())
       return std::move(written).error().withContext(outputs[i]);
   }
+  return Status::success();
+}
+
+Status compileToBundle(const LoadedProgram &program, const std::string &outDir,
+                       const std::string &name, const std::string &goldenDir) {
+  std::filesystem::path input(program.path);
+  cuda::BundleOptions options;
+  options.name = cuda::sanitizeName(name.empty() ? input.stem().string() : name);
+  options.sourceName = input.filename().string();
+  options.goldenDir = goldenDir;
+  cuda::WeightSource weights = [&](const ir::Value &value) -> Expected<ir::TensorView> {
+    if (!program.imported.archive)
+      return invalidInput("text IR carries no weights for '" + value.name() + "'");
+    return program.imported.archive->tensor(value.weightName());
+  };
+  Status status = cuda::writeBundle(*program.graph, weights, options, outDir);
+  if (!status.ok())
+    return std::move(status).error().withContext(program.path);
   return Status::success();
 }
 

@@ -32,6 +32,11 @@ std::string jsonReport(const LoadedProgram &program);
 Status interpretToFiles(const LoadedProgram &program, const std::vector<std::string> &inputs,
                         const std::vector<std::string> &outputs);
 
+/// Compiles the program into the bundle folder `outDir` (atomically; see
+/// backend_cuda/bundle.h). `name` empty means the input file's stem; `goldenDir` optional.
+Status compileToBundle(const LoadedProgram &program, const std::string &outDir,
+                       const std::string &name, const std::string &goldenDir);
+
 /// Contiguous row-major copy of a strided view.
 ir::HostTensor contiguousCopy(const ir::TensorView &view);
 

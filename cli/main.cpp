@@ -33,6 +33,12 @@ int run(int argc, char **argv) {
   options.add_options()
       ("input", "a .pt2 archive from torch.export.save (torch 2.9-2.14), or text IR (.tir)",
        cxxopts::value<std::string>())
+      ("o,output", "write the bundle (a CMake project) to this folder; replaced atomically",
+       cxxopts::value<std::string>())
+      ("name", "C identifier of the bundle's library, header and runner (default: the input "
+               "file's stem)", cxxopts::value<std::string>()->default_value(""))
+      ("golden", "folder with inputs/ and expected/ .npy files to ship as the bundle's golden "
+                 "test", cxxopts::value<std::string>()->default_value(""))
       ("emit", "what to print: ir (the SSA graph), report (every op: status, node, source "
                "line), report-json (the same as JSON, with weight checksums)",
        cxxopts::value<std::string>()->default_value("ir"))
@@ -85,6 +91,15 @@ int run(int argc, char **argv) {
                                      args["outputs"].as<std::vector<std::string>>());
     if (!status.ok())
       return fail(status.error().withContext(input));
+    return kExitOk;
+  }
+  if (args.count("output")) {
+    Status status = compileToBundle(*program, args["output"].as<std::string>(),
+                                    args["name"].as<std::string>(),
+                                    args["golden"].as<std::string>());
+    if (!status.ok())
+      return fail(status.error());
+    spdlog::info("wrote {}", args["output"].as<std::string>());
     return kExitOk;
   }
   if (emit == "ir")

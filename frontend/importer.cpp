@@ -196,12 +196,13 @@ private:
     bool sameShape = view->shape.size() == type.shape.size();
     for (size_t i = 0; sameShape && i < view->shape.size(); ++i)
       sameShape = type.shape[i] == ir::Dim(view->shape[i]);
-    if (view->dtype != type.dtype || !sameShape)
-      return invalidInput("weight '" + fqn + "' is stored as " +
-                          std::string(ir::dtypeName(view->dtype)) + " with shape " +
-                          std::to_string(view->shape.size()) + "-d, but the graph expects " +
-                          type.str());
-    return Status::success();
+    if (view->dtype == type.dtype && sameShape)
+      return Status::success();
+    ir::TensorType stored{view->dtype, {}};
+    for (int64_t size : view->shape)
+      stored.shape.push_back(ir::Dim(size));
+    return invalidInput("weight '" + fqn + "' is stored as " + stored.str() +
+                        ", but the graph expects " + type.str());
   }
 
   Status importInputs(const Json &signature) {

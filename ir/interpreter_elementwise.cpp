@@ -41,14 +41,13 @@ template <size_t N, typename Function> Status mapBroadcast(OpCall &call, Functio
     data[k] = operand.data.data();
   }
   double *out = output.data.data();
-  forEachIndex<N>(shape, stridePointers,
-                  [&](int64_t linear, const std::array<int64_t, N> &offsets) {
-                    if constexpr (N == 2)
-                      out[linear] = function(data[0][offsets[0]], data[1][offsets[1]]);
-                    else
-                      out[linear] = function(data[0][offsets[0]], data[1][offsets[1]],
-                                             data[2][offsets[2]]);
-                  });
+  forEachIndex<N>(
+      shape, stridePointers, [&](int64_t linear, const std::array<int64_t, N> &offsets) {
+        if constexpr (N == 2)
+          out[linear] = function(data[0][offsets[0]], data[1][offsets[1]]);
+        else
+          out[linear] = function(data[0][offsets[0]], data[1][offsets[1]], data[2][offsets[2]]);
+      });
   return Status::success();
 }
 
@@ -138,26 +137,42 @@ int64_t powInteger(int64_t base, int64_t exponent) {
 
 Status runUnary(OpCall &call) {
   switch (call.node.op()) {
-  case OpKind::Neg: return mapUnary(call, [](double x) { return -x; });
-  case OpKind::Abs: return mapUnary(call, [](double x) { return std::fabs(x); });
+  case OpKind::Neg:
+    return mapUnary(call, [](double x) { return -x; });
+  case OpKind::Abs:
+    return mapUnary(call, [](double x) { return std::fabs(x); });
   case OpKind::Relu:
     return mapUnary(call, [](double x) { return std::isnan(x) || x > 0.0 ? x : 0.0; });
-  case OpKind::Sigmoid: return mapUnary(call, sigmoid);
-  case OpKind::Tanh: return mapUnary(call, [](double x) { return std::tanh(x); });
-  case OpKind::Exp: return mapUnary(call, [](double x) { return std::exp(x); });
-  case OpKind::Log: return mapUnary(call, [](double x) { return std::log(x); });
-  case OpKind::Sqrt: return mapUnary(call, [](double x) { return std::sqrt(x); });
-  case OpKind::Rsqrt: return mapUnary(call, [](double x) { return 1.0 / std::sqrt(x); });
-  case OpKind::Reciprocal: return mapUnary(call, [](double x) { return 1.0 / x; });
-  case OpKind::Erf: return mapUnary(call, [](double x) { return std::erf(x); });
-  case OpKind::Sin: return mapUnary(call, [](double x) { return std::sin(x); });
-  case OpKind::Cos: return mapUnary(call, [](double x) { return std::cos(x); });
-  case OpKind::Floor: return mapUnary(call, [](double x) { return std::floor(x); });
-  case OpKind::Ceil: return mapUnary(call, [](double x) { return std::ceil(x); });
-  case OpKind::Silu: return mapUnary(call, [](double x) { return x * sigmoid(x); });
+  case OpKind::Sigmoid:
+    return mapUnary(call, sigmoid);
+  case OpKind::Tanh:
+    return mapUnary(call, [](double x) { return std::tanh(x); });
+  case OpKind::Exp:
+    return mapUnary(call, [](double x) { return std::exp(x); });
+  case OpKind::Log:
+    return mapUnary(call, [](double x) { return std::log(x); });
+  case OpKind::Sqrt:
+    return mapUnary(call, [](double x) { return std::sqrt(x); });
+  case OpKind::Rsqrt:
+    return mapUnary(call, [](double x) { return 1.0 / std::sqrt(x); });
+  case OpKind::Reciprocal:
+    return mapUnary(call, [](double x) { return 1.0 / x; });
+  case OpKind::Erf:
+    return mapUnary(call, [](double x) { return std::erf(x); });
+  case OpKind::Sin:
+    return mapUnary(call, [](double x) { return std::sin(x); });
+  case OpKind::Cos:
+    return mapUnary(call, [](double x) { return std::cos(x); });
+  case OpKind::Floor:
+    return mapUnary(call, [](double x) { return std::floor(x); });
+  case OpKind::Ceil:
+    return mapUnary(call, [](double x) { return std::ceil(x); });
+  case OpKind::Silu:
+    return mapUnary(call, [](double x) { return x * sigmoid(x); });
   case OpKind::Hardswish:
     return mapUnary(call, [](double x) { return x * relu6(x + 3.0) / 6.0; });
-  case OpKind::Hardsigmoid: return mapUnary(call, [](double x) { return relu6(x + 3.0) / 6.0; });
+  case OpKind::Hardsigmoid:
+    return mapUnary(call, [](double x) { return relu6(x + 3.0) / 6.0; });
   case OpKind::Gelu: {
     const std::string &approximate = call.attrs().getStr("approximate");
     if (approximate == "none")
@@ -176,12 +191,15 @@ Status runUnary(OpCall &call) {
       return std::min(std::max(x, low), high);
     });
   }
-  case OpKind::LogicalNot: return mapUnary(call, [](double x) { return x == 0.0 ? 1.0 : 0.0; });
+  case OpKind::LogicalNot:
+    return mapUnary(call, [](double x) { return x == 0.0 ? 1.0 : 0.0; });
   // The driver's rounding to the result dtype is the whole conversion (truncation toward zero
   // for float -> int, x != 0 for bool, round to nearest even for f16/bf16).
   case OpKind::Cast:
-  case OpKind::Copy: return mapUnary(call, [](double x) { return x; });
-  default: TC_CHECK(false, "not a unary elementwise op");
+  case OpKind::Copy:
+    return mapUnary(call, [](double x) { return x; });
+  default:
+    TC_CHECK(false, "not a unary elementwise op");
   }
 }
 
@@ -202,7 +220,8 @@ Status runIntegerArithmetic(OpCall &call) {
     return mapBinaryInteger(call, [](int64_t a, int64_t b) {
       return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
     });
-  case OpKind::Pow: return mapBinaryInteger(call, powInteger);
+  case OpKind::Pow:
+    return mapBinaryInteger(call, powInteger);
   case OpKind::FloorDivide:
     status = mapBinaryInteger(call, [&](int64_t a, int64_t b) -> int64_t {
       dividedByZero |= b == 0;
@@ -215,7 +234,8 @@ Status runIntegerArithmetic(OpCall &call) {
       return b == 0 ? 0 : remainderInteger(a, b);
     });
     break;
-  default: TC_CHECK(false, "not an integer arithmetic op");
+  default:
+    TC_CHECK(false, "not an integer arithmetic op");
   }
   TC_TRY(status);
   if (dividedByZero)
@@ -232,7 +252,8 @@ bool isIntegerArithmetic(const OpCall &call) {
   case OpKind::FloorDivide:
   case OpKind::Remainder:
     return isIntegral(call.operand(0).dtype) && isIntegral(call.result().dtype);
-  default: return false;
+  default:
+    return false;
   }
 }
 
@@ -240,12 +261,18 @@ Status runBinary(OpCall &call) {
   if (isIntegerArithmetic(call))
     return runIntegerArithmetic(call);
   switch (call.node.op()) {
-  case OpKind::Add: return mapBroadcast<2>(call, [](double a, double b) { return a + b; });
-  case OpKind::Sub: return mapBroadcast<2>(call, [](double a, double b) { return a - b; });
-  case OpKind::Mul: return mapBroadcast<2>(call, [](double a, double b) { return a * b; });
-  case OpKind::Div: return mapBroadcast<2>(call, [](double a, double b) { return a / b; });
-  case OpKind::FloorDivide: return mapBroadcast<2>(call, floorDivideFloat);
-  case OpKind::Remainder: return mapBroadcast<2>(call, remainderFloat);
+  case OpKind::Add:
+    return mapBroadcast<2>(call, [](double a, double b) { return a + b; });
+  case OpKind::Sub:
+    return mapBroadcast<2>(call, [](double a, double b) { return a - b; });
+  case OpKind::Mul:
+    return mapBroadcast<2>(call, [](double a, double b) { return a * b; });
+  case OpKind::Div:
+    return mapBroadcast<2>(call, [](double a, double b) { return a / b; });
+  case OpKind::FloorDivide:
+    return mapBroadcast<2>(call, floorDivideFloat);
+  case OpKind::Remainder:
+    return mapBroadcast<2>(call, remainderFloat);
   case OpKind::Pow:
     return mapBroadcast<2>(call, [](double a, double b) { return std::pow(a, b); });
   case OpKind::Maximum:
@@ -256,17 +283,24 @@ Status runBinary(OpCall &call) {
     return mapBroadcast<2>(call, [](double a, double b) {
       return std::isnan(a) || std::isnan(b) ? kNaN : std::min(a, b);
     });
-  case OpKind::Eq: return mapBroadcast<2>(call, [](double a, double b) { return a == b ? 1. : 0.; });
-  case OpKind::Ne: return mapBroadcast<2>(call, [](double a, double b) { return a != b ? 1. : 0.; });
-  case OpKind::Lt: return mapBroadcast<2>(call, [](double a, double b) { return a < b ? 1. : 0.; });
-  case OpKind::Le: return mapBroadcast<2>(call, [](double a, double b) { return a <= b ? 1. : 0.; });
-  case OpKind::Gt: return mapBroadcast<2>(call, [](double a, double b) { return a > b ? 1. : 0.; });
-  case OpKind::Ge: return mapBroadcast<2>(call, [](double a, double b) { return a >= b ? 1. : 0.; });
+  case OpKind::Eq:
+    return mapBroadcast<2>(call, [](double a, double b) { return a == b ? 1. : 0.; });
+  case OpKind::Ne:
+    return mapBroadcast<2>(call, [](double a, double b) { return a != b ? 1. : 0.; });
+  case OpKind::Lt:
+    return mapBroadcast<2>(call, [](double a, double b) { return a < b ? 1. : 0.; });
+  case OpKind::Le:
+    return mapBroadcast<2>(call, [](double a, double b) { return a <= b ? 1. : 0.; });
+  case OpKind::Gt:
+    return mapBroadcast<2>(call, [](double a, double b) { return a > b ? 1. : 0.; });
+  case OpKind::Ge:
+    return mapBroadcast<2>(call, [](double a, double b) { return a >= b ? 1. : 0.; });
   case OpKind::LogicalAnd:
     return mapBroadcast<2>(call, [](double a, double b) { return a != 0 && b != 0 ? 1. : 0.; });
   case OpKind::LogicalOr:
     return mapBroadcast<2>(call, [](double a, double b) { return a != 0 || b != 0 ? 1. : 0.; });
-  default: TC_CHECK(false, "not a binary elementwise op");
+  default:
+    TC_CHECK(false, "not a binary elementwise op");
   }
 }
 
@@ -274,9 +308,8 @@ Status runBinary(OpCall &call) {
 
 Status runElementwiseOp(OpCall &call) {
   if (call.node.op() == OpKind::Where)
-    return mapBroadcast<3>(call, [](double condition, double a, double b) {
-      return condition != 0.0 ? a : b;
-    });
+    return mapBroadcast<3>(
+        call, [](double condition, double a, double b) { return condition != 0.0 ? a : b; });
   if (call.numOperands() == 2)
     return runBinary(call);
   return runUnary(call);

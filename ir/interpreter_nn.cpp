@@ -53,8 +53,8 @@ Status softmax(OpCall &call, bool logarithm) {
   const Tensor &input = call.operand(0);
   Tensor &output = call.result();
   TC_TRY(expectShape(output, input.shape));
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(call.attrs().getInt("dim"),
-                                                std::max<int64_t>(input.rank(), 1)));
+  TC_ASSIGN_OR_RETURN(int64_t dim,
+                      normalizeDim(call.attrs().getInt("dim"), std::max<int64_t>(input.rank(), 1)));
   RowLayout layout = rowLayout(input.shape, dim);
   for (int64_t o = 0; o < layout.outer; ++o) {
     for (int64_t i = 0; i < layout.inner; ++i) {
@@ -64,7 +64,7 @@ Status softmax(OpCall &call, bool logarithm) {
       double max = -kInfinity;
       for (int64_t j = 0; j < layout.size; ++j)
         max = std::isnan(in[j * layout.inner]) ? in[j * layout.inner]
-                                                : std::max(max, in[j * layout.inner]);
+                                               : std::max(max, in[j * layout.inner]);
       double sum = 0.0;
       for (int64_t j = 0; j < layout.size; ++j)
         sum += std::exp(in[j * layout.inner] - max);
@@ -328,15 +328,22 @@ Status conv2d(OpCall &call) {
           for (int64_t kw = 0; kw < kernelW; ++kw) {
             double tap = taps[kh * kernelW + kw];
             auto [lo, hi] = columns[static_cast<size_t>(kw)];
-            int64_t shift = kw * dilation[1] - padding[1];
+            if (lo >= hi)
+              continue;
+            // Input column of output column lo; in range by the choice of lo.
+            int64_t firstColumn = lo * stride[1] + kw * dilation[1] - padding[1];
             for (int64_t oh = 0; oh < outH; ++oh) {
               int64_t ih = oh * stride[0] - padding[0] + kh * dilation[0];
               if (ih < 0 || ih >= height)
                 continue;
-              const double *inRow = in + ih * width;
-              double *outRow = plane + oh * outW;
-              for (int64_t ow = lo; ow < hi; ++ow)
-                outRow[ow] += tap * inRow[ow * stride[1] + shift];
+              const double *inRow = in + ih * width + firstColumn;
+              double *outRow = plane + oh * outW + lo;
+              if (stride[1] == 1) // contiguous: the compiler vectorizes this loop
+                for (int64_t c = 0; c < hi - lo; ++c)
+                  outRow[c] += tap * inRow[c];
+              else
+                for (int64_t c = 0; c < hi - lo; ++c)
+                  outRow[c] += tap * inRow[c * stride[1]];
             }
           }
         }
@@ -437,16 +444,26 @@ Status attention(OpCall &call) {
 
 Status runNnOp(OpCall &call) {
   switch (call.node.op()) {
-  case OpKind::Softmax: return softmax(call, false);
-  case OpKind::LogSoftmax: return softmax(call, true);
-  case OpKind::LayerNorm: return layerNorm(call);
-  case OpKind::BatchNorm: return batchNorm(call);
-  case OpKind::Linear: return linear(call);
-  case OpKind::Matmul: return matmul(call);
-  case OpKind::Addmm: return addmm(call);
-  case OpKind::Conv2d: return conv2d(call);
-  case OpKind::Attention: return attention(call);
-  default: TC_CHECK(false, "not an nn op");
+  case OpKind::Softmax:
+    return softmax(call, false);
+  case OpKind::LogSoftmax:
+    return softmax(call, true);
+  case OpKind::LayerNorm:
+    return layerNorm(call);
+  case OpKind::BatchNorm:
+    return batchNorm(call);
+  case OpKind::Linear:
+    return linear(call);
+  case OpKind::Matmul:
+    return matmul(call);
+  case OpKind::Addmm:
+    return addmm(call);
+  case OpKind::Conv2d:
+    return conv2d(call);
+  case OpKind::Attention:
+    return attention(call);
+  default:
+    TC_CHECK(false, "not an nn op");
   }
 }
 

@@ -21,8 +21,7 @@ struct Window {
 };
 
 /// One or two entries; an empty stride means the kernel size (PyTorch's default).
-Expected<std::array<int64_t, 2>> pair(const std::vector<int64_t> &values,
-                                      const std::string &name) {
+Expected<std::array<int64_t, 2>> pair(const std::vector<int64_t> &values, const std::string &name) {
   if (values.size() == 1)
     return std::array<int64_t, 2>{values[0], values[0]};
   if (values.size() == 2)
@@ -97,8 +96,7 @@ std::vector<int64_t> pooledShape(const Tensor &input, int64_t height, int64_t wi
 }
 
 /// Shared output-size logic of max_pool2d and avg_pool2d.
-Expected<std::array<int64_t, 2>> pooledSizes(OpCall &call, const Planes &in,
-                                             const Window &window) {
+Expected<std::array<int64_t, 2>> pooledSizes(OpCall &call, const Planes &in, const Window &window) {
   int64_t outH = pooledSize(in.height, window, 0);
   int64_t outW = pooledSize(in.width, window, 1);
   if (outH < 1 || outW < 1)
@@ -175,7 +173,7 @@ Status avgPool(OpCall &call) {
         for (int64_t ih = h0; ih < h1; ++ih)
           for (int64_t iw = w0; iw < w1; ++iw)
             sum += plane[ih * in.width + iw];
-        int64_t divisor = divisorOverride ? call.attrs().getInt("divisor_override")
+        int64_t divisor = divisorOverride   ? call.attrs().getInt("divisor_override")
                           : countIncludePad ? paddedCount
                                             : (h1 - h0) * (w1 - w0);
         *out++ = sum / static_cast<double>(divisor);
@@ -222,10 +220,14 @@ Status adaptiveAvgPool(OpCall &call) {
 
 Status runPoolOp(OpCall &call) {
   switch (call.node.op()) {
-  case OpKind::MaxPool2d: return maxPool(call);
-  case OpKind::AvgPool2d: return avgPool(call);
-  case OpKind::AdaptiveAvgPool2d: return adaptiveAvgPool(call);
-  default: TC_CHECK(false, "not a pooling op");
+  case OpKind::MaxPool2d:
+    return maxPool(call);
+  case OpKind::AvgPool2d:
+    return avgPool(call);
+  case OpKind::AdaptiveAvgPool2d:
+    return adaptiveAvgPool(call);
+  default:
+    TC_CHECK(false, "not a pooling op");
   }
 }
 

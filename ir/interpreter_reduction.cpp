@@ -20,8 +20,8 @@ struct ReductionPlan {
 
 /// Builds the plan for reducing `dims` (empty = all; a 0-d input reduces like a 1-element
 /// 1-D one, as in PyTorch). Errors: a dim out of range or listed twice.
-Expected<ReductionPlan> planReduction(const std::vector<int64_t> &shape,
-                                      std::vector<int64_t> dims, bool keepdim) {
+Expected<ReductionPlan> planReduction(const std::vector<int64_t> &shape, std::vector<int64_t> dims,
+                                      bool keepdim) {
   int64_t rank = static_cast<int64_t>(shape.size());
   std::vector<bool> reduced(shape.size(), dims.empty());
   for (int64_t dim : dims) {
@@ -61,8 +61,7 @@ void accumulate(const Tensor &input, const ReductionPlan &plan, Tensor &output, 
 
 /// Population variance scaled by n / max(0, n - correction), in two passes (mean, then
 /// squared deviations) so that large offsets do not cancel.
-void variance(const Tensor &input, const ReductionPlan &plan, double correction,
-              Tensor &output) {
+void variance(const Tensor &input, const ReductionPlan &plan, double correction, Tensor &output) {
   std::vector<double> mean(output.data.size(), 0.0);
   const double *in = input.data.data();
   forEachIndex<1>(input.shape, {&plan.outputStrides},
@@ -142,13 +141,14 @@ Status runReductionOp(OpCall &call) {
     return argmax(call);
   const Tensor &input = call.operand(0);
   Tensor &output = call.result();
-  TC_ASSIGN_OR_RETURN(ReductionPlan plan,
-                      planReduction(input.shape, call.attrs().getInts("dims"),
-                                    call.attrs().getBool("keepdim")));
+  TC_ASSIGN_OR_RETURN(ReductionPlan plan, planReduction(input.shape, call.attrs().getInts("dims"),
+                                                        call.attrs().getBool("keepdim")));
   TC_TRY(expectShape(output, plan.outputShape));
   auto sum = [](double total, double x) { return total + x; };
   switch (call.node.op()) {
-  case OpKind::Sum: accumulate(input, plan, output, 0.0, sum); return Status::success();
+  case OpKind::Sum:
+    accumulate(input, plan, output, 0.0, sum);
+    return Status::success();
   case OpKind::Mean:
     accumulate(input, plan, output, 0.0, sum);
     for (double &value : output.data)
@@ -165,12 +165,12 @@ Status runReductionOp(OpCall &call) {
     return extremum(input, plan, output, -kInfinity,
                     [](double x, double best) { return x > best; });
   case OpKind::Amin:
-    return extremum(input, plan, output, kInfinity,
-                    [](double x, double best) { return x < best; });
+    return extremum(input, plan, output, kInfinity, [](double x, double best) { return x < best; });
   case OpKind::Var:
     variance(input, plan, call.attrs().getFloat("correction"), output);
     return Status::success();
-  default: TC_CHECK(false, "not a reduction op");
+  default:
+    TC_CHECK(false, "not a reduction op");
   }
 }
 

@@ -68,8 +68,7 @@ Status expand(OpCall &call) {
 }
 
 /// Gathers `indices` along dim `dim` of the input viewed as [outer, size, inner].
-void gather(const Tensor &input, int64_t dim, const std::vector<int64_t> &indices,
-            Tensor &output) {
+void gather(const Tensor &input, int64_t dim, const std::vector<int64_t> &indices, Tensor &output) {
   int64_t outer = 1;
   int64_t inner = 1;
   for (int64_t d = 0; d < input.rank(); ++d) {
@@ -158,40 +157,37 @@ Status unsqueeze(OpCall &call) {
   return copyAs(call, expected);
 }
 
-/// Concatenates along dim; 1-D size-0 operands are skipped (PyTorch's legacy rule).
+/// Concatenates along dim; operands agree on every other dim (the verifier's rule: the
+/// importer resolves PyTorch's legacy skipping of 1-D size-0 operands).
 Status concat(OpCall &call) {
   Tensor &output = call.result();
   TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(call.attrs().getInt("dim"), output.rank()));
-  std::vector<const Tensor *> pieces;
+  auto at = static_cast<size_t>(dim);
   std::vector<int64_t> expected;
   for (const Tensor *operand : call.operands) {
-    if (operand->shape == std::vector<int64_t>{0} && output.rank() != 1)
-      continue;
-    if (expected.empty()) {
-      expected = operand->shape;
-      expected[static_cast<size_t>(dim)] = 0;
-    }
+    if (operand->rank() != output.rank())
+      return invalidInput("concat operand " + shapeText(operand->shape) + " has rank " +
+                          std::to_string(operand->rank()) + ", the result " +
+                          std::to_string(output.rank()));
     std::vector<int64_t> shape = operand->shape;
-    if (shape.size() != expected.size())
-      return invalidInput("concat of " + shapeText(operand->shape) + " and rank " +
-                          std::to_string(expected.size()));
-    int64_t size = shape[static_cast<size_t>(dim)];
-    shape[static_cast<size_t>(dim)] = expected[static_cast<size_t>(dim)];
+    if (expected.empty()) {
+      expected = shape;
+      expected[at] = 0;
+    }
+    shape[at] = expected[at];
     if (shape != expected)
-      return invalidInput("concat operand " + shapeText(operand->shape) +
-                          " differs outside dim " + std::to_string(dim));
-    expected[static_cast<size_t>(dim)] += size;
-    pieces.push_back(operand);
+      return invalidInput("concat operand " + shapeText(operand->shape) + " differs outside dim " +
+                          std::to_string(dim));
+    expected[at] += operand->shape[at];
   }
-  TC_TRY(expectShape(output, pieces.empty() ? output.shape : expected));
-  int64_t outer = 1;
-  for (int64_t d = 0; d < dim; ++d)
-    outer *= output.shape[static_cast<size_t>(d)];
+  TC_TRY(expectShape(output, expected));
+  int64_t outer =
+      shapeNumel(std::vector<int64_t>(output.shape.begin(), output.shape.begin() + dim));
   auto out = output.data.begin();
   for (int64_t o = 0; o < outer; ++o)
-    for (const Tensor *piece : pieces) {
-      int64_t chunk = outer == 0 ? 0 : piece->numel() / outer;
-      auto from = piece->data.begin() + o * chunk;
+    for (const Tensor *operand : call.operands) {
+      int64_t chunk = operand->numel() / outer;
+      auto from = operand->data.begin() + o * chunk;
       out = std::copy(from, from + chunk, out);
     }
   return Status::success();
@@ -294,8 +290,8 @@ Status embedding(OpCall &call) {
 Status indexSelect(OpCall &call) {
   const Tensor &input = call.operand(0);
   const Tensor &index = call.operand(1);
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(call.attrs().getInt("dim"),
-                                                std::max<int64_t>(input.rank(), 1)));
+  TC_ASSIGN_OR_RETURN(int64_t dim,
+                      normalizeDim(call.attrs().getInt("dim"), std::max<int64_t>(input.rank(), 1)));
   if (index.rank() > 1)
     return invalidInput("index_select index " + shapeText(index.shape) + " is not 1-D");
   Tensor input1d = input;
@@ -315,26 +311,41 @@ Status indexSelect(OpCall &call) {
 
 Status runShapeOp(OpCall &call) {
   switch (call.node.op()) {
-  case OpKind::Reshape: return reshape(call);
-  case OpKind::Permute: return permute(call);
-  case OpKind::Expand: return expand(call);
-  case OpKind::Slice: return slice(call);
-  case OpKind::Select: return select(call);
-  case OpKind::Squeeze: return squeeze(call);
-  case OpKind::Unsqueeze: return unsqueeze(call);
-  case OpKind::Concat: return concat(call);
-  case OpKind::Split: return split(call);
-  case OpKind::Tril: return triangle(call, true);
-  case OpKind::Triu: return triangle(call, false);
+  case OpKind::Reshape:
+    return reshape(call);
+  case OpKind::Permute:
+    return permute(call);
+  case OpKind::Expand:
+    return expand(call);
+  case OpKind::Slice:
+    return slice(call);
+  case OpKind::Select:
+    return select(call);
+  case OpKind::Squeeze:
+    return squeeze(call);
+  case OpKind::Unsqueeze:
+    return unsqueeze(call);
+  case OpKind::Concat:
+    return concat(call);
+  case OpKind::Split:
+    return split(call);
+  case OpKind::Tril:
+    return triangle(call, true);
+  case OpKind::Triu:
+    return triangle(call, false);
   case OpKind::Full: {
     double value = call.attrs().getFloat("value");
     std::fill(call.result().data.begin(), call.result().data.end(), value);
     return Status::success();
   }
-  case OpKind::Arange: return arange(call);
-  case OpKind::Embedding: return embedding(call);
-  case OpKind::IndexSelect: return indexSelect(call);
-  default: TC_CHECK(false, "not a shape op");
+  case OpKind::Arange:
+    return arange(call);
+  case OpKind::Embedding:
+    return embedding(call);
+  case OpKind::IndexSelect:
+    return indexSelect(call);
+  default:
+    TC_CHECK(false, "not a shape op");
   }
 }
 

@@ -24,9 +24,7 @@ std::string intsStr(const std::vector<int64_t> &values) {
 
 bool isOne(const Dim &dim) { return dim.isStatic() && dim.value() == 1; }
 
-bool mayBeEqual(const Dim &a, const Dim &b) {
-  return a == b || (!a.isStatic() && !b.isStatic());
-}
+bool mayBeEqual(const Dim &a, const Dim &b) { return a == b || (!a.isStatic() && !b.isStatic()); }
 
 bool isExpandableTo(const Shape &from, const Shape &to) {
   if (from.size() > to.size())
@@ -67,8 +65,9 @@ Status requireRank(OpKind op, const char *what, const TensorType &type, int64_t 
     return Status::success();
   std::string expected = maxRank < 0          ? "at least " + std::to_string(minRank)
                          : minRank == maxRank ? std::to_string(minRank)
-                                              : std::to_string(minRank) + " or " +
-                                                    std::to_string(maxRank);
+                         : maxRank == minRank + 1
+                             ? std::to_string(minRank) + " or " + std::to_string(maxRank)
+                             : std::to_string(minRank) + " to " + std::to_string(maxRank);
   return invalidInput(std::string(opName(op)) + " " + what + " must have rank " + expected +
                       ", got " + type.str());
 }
@@ -121,9 +120,8 @@ SymExpr addLikeTerms(const SymExpr &a, const SymExpr &b) {
   std::vector<Term> combined;
   for (const SymExpr *side : {&a, &b}) {
     for (const Term &term : sumTerms(*side)) {
-      auto same = std::find_if(combined.begin(), combined.end(), [&](const Term &seen) {
-        return seen.rest == term.rest;
-      });
+      auto same = std::find_if(combined.begin(), combined.end(),
+                               [&](const Term &seen) { return seen.rest == term.rest; });
       if (same == combined.end())
         combined.push_back(term);
       else
@@ -212,8 +210,8 @@ Expected<TensorType> inferUnary(OpKind op, const TensorType &x, const AttrMap &a
   if (op == OpKind::Gelu) {
     const std::string &approximate = attrs.getStr("approximate");
     if (approximate != "none" && approximate != "tanh")
-      return invalidInput("gelu approximate must be \"none\" or \"tanh\", got \"" +
-                          approximate + "\"");
+      return invalidInput("gelu approximate must be \"none\" or \"tanh\", got \"" + approximate +
+                          "\"");
   }
   return x;
 }
@@ -256,8 +254,7 @@ Expected<std::vector<bool>> reducedDimMask(const std::vector<int64_t> &dims, int
 }
 
 // amax, amin and argmax have no identity, so PyTorch rejects reducing an empty dim.
-Status requireNonEmptyReduction(OpKind op, const TensorType &x,
-                                const std::vector<bool> &reduced) {
+Status requireNonEmptyReduction(OpKind op, const TensorType &x, const std::vector<bool> &reduced) {
   for (size_t i = 0; i < reduced.size(); ++i) {
     bool empty = x.shape[i].isStatic() && x.shape[i].value() == 0;
     if (reduced[i] && empty)
@@ -320,8 +317,7 @@ Expected<TensorType> inferSoftmax(OpKind op, const TensorType &x, const AttrMap 
 // full and arange have no operands to infer from: their declared type is the truth.
 Expected<TypeList> checkDeclared(OpKind op, const AttrMap &attrs, const TypeList &declared) {
   if (declared.size() != 1)
-    return invalidInput("expected 1 declared result type, got " +
-                        std::to_string(declared.size()));
+    return invalidInput("expected 1 declared result type, got " + std::to_string(declared.size()));
   if (op != OpKind::Arange)
     return declared;
   if (declared[0].rank() != 1)
@@ -337,11 +333,11 @@ Status checkOperandCount(OpKind op, size_t count) {
   bool fits = actual >= info.minOperands && (info.maxOperands < 0 || actual <= info.maxOperands);
   if (fits)
     return Status::success();
-  std::string expected = info.maxOperands < 0 ? "at least " + std::to_string(info.minOperands)
-                         : info.minOperands == info.maxOperands
-                             ? std::to_string(info.minOperands)
-                             : std::to_string(info.minOperands) + " to " +
-                                   std::to_string(info.maxOperands);
+  std::string expected =
+      info.maxOperands < 0 ? "at least " + std::to_string(info.minOperands)
+      : info.minOperands == info.maxOperands
+          ? std::to_string(info.minOperands)
+          : std::to_string(info.minOperands) + " to " + std::to_string(info.maxOperands);
   bool singular = expected == "1" || expected.ends_with(" 1");
   return invalidInput(std::string(info.name) + " expects " + expected +
                       (singular ? " operand, got " : " operands, got ") + std::to_string(count));
@@ -502,8 +498,7 @@ Expected<Shape> broadcastShapes(const Shape &a, const Shape &b) {
       continue;
     }
     if (!inference::isOne(dimA))
-      return invalidInput("shapes " + shapeStr(a) + " and " + shapeStr(b) +
-                          " do not broadcast");
+      return invalidInput("shapes " + shapeStr(a) + " and " + shapeStr(b) + " do not broadcast");
     result.push_back(dimB);
   }
   return result;

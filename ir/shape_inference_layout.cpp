@@ -173,8 +173,8 @@ Expected<TypeList> inferSplit(const TensorType &x, const AttrMap &attrs) {
   for (const Dim &piece : sizes)
     total = addLikeTerms(total, piece.asExpr());
   if (!mayBeEqual(Dim(total), size))
-    return invalidInput("split sizes " + shapeStr(sizes) + " do not add up to size " +
-                        size.str() + " of dim " + std::to_string(dim) + " of " + x.str());
+    return invalidInput("split sizes " + shapeStr(sizes) + " do not add up to size " + size.str() +
+                        " of dim " + std::to_string(dim) + " of " + x.str());
   TypeList results;
   for (const Dim &piece : sizes) {
     Shape shape = x.shape;

@@ -28,6 +28,9 @@ Shape leadingDims(const Shape &shape, size_t trailing) {
 
 // ---- windows of conv2d and pooling ----
 
+// Python's a // b for b > 0.
+int64_t floorDivInt(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
 // One spatial dim of a sliding window.
 struct Window {
   int64_t kernel;
@@ -60,11 +63,7 @@ Expected<std::array<int64_t, 2>> readPair(OpKind op, const AttrMap &attrs, const
 Expected<Dim> windowOutputDim(OpKind op, const Dim &input, const Window &window, bool ceilMode) {
   int64_t offset = 2 * window.padding - window.extent() + (ceilMode ? window.stride - 1 : 0);
   if (input.isStatic()) {
-    int64_t numerator = input.value() + offset;
-    int64_t output = SymExpr::floorDiv(SymExpr::constant(numerator),
-                                       SymExpr::constant(window.stride))
-                         .constantValue() +
-                     1;
+    int64_t output = floorDivInt(input.value() + offset, window.stride) + 1;
     if (ceilMode && (output - 1) * window.stride >= input.value() + window.padding)
       --output;
     return Dim(output);
@@ -74,8 +73,8 @@ Expected<Dim> windowOutputDim(OpKind op, const Dim &input, const Window &window,
   // its value, and torch.export would have specialized on it.
   bool correctionPossible = window.stride >= window.extent() + 1 - window.padding;
   if (ceilMode && correctionPossible)
-    return unsupported(std::string(opName(op)) + " with ceil_mode on symbolic size " +
-                       input.str() + " depends on its value");
+    return unsupported(std::string(opName(op)) + " with ceil_mode on symbolic size " + input.str() +
+                       " depends on its value");
   SymExpr numerator = addLikeTerms(input.expr(), SymExpr::constant(offset));
   return Dim(addLikeTerms(floorDivide(numerator, window.stride), SymExpr::constant(1)));
 }
@@ -109,9 +108,9 @@ Expected<TensorType> inferLayerNorm(const TypeList &operands, const AttrMap &att
   size_t count = normalizedShape.size();
   if (count == 0)
     return invalidInput("layer_norm normalized_shape must not be empty");
-  bool matches = count <= x.shape.size() &&
-                 Shape(x.shape.end() - static_cast<std::ptrdiff_t>(count), x.shape.end()) ==
-                     normalizedShape;
+  bool matches =
+      count <= x.shape.size() &&
+      Shape(x.shape.end() - static_cast<std::ptrdiff_t>(count), x.shape.end()) == normalizedShape;
   if (!matches)
     return invalidInput("layer_norm normalized_shape " + intsStr(normalized) +
                         " does not match the trailing dims of " + x.str());
@@ -177,9 +176,8 @@ Expected<TensorType> inferLinear(const TypeList &operands) {
   TC_TRY(requireRank(OpKind::Linear, "weight", weight, 2, 2));
   const Dim &inFeatures = x.shape.back();
   if (!mayBeEqual(inFeatures, weight.shape[1]))
-    return invalidInput("linear inner dims " + inFeatures.str() + " and " +
-                        weight.shape[1].str() + " differ (" + x.str() + " and weight " +
-                        weight.str() + ")");
+    return invalidInput("linear inner dims " + inFeatures.str() + " and " + weight.shape[1].str() +
+                        " differ (" + x.str() + " and weight " + weight.str() + ")");
   Shape shape = leadingDims(x.shape, 1);
   shape.push_back(weight.shape[0]);
   TensorType result{x.dtype, std::move(shape)};

@@ -6,8 +6,8 @@
 //   2. attributes: exactly those ir/ops.def declares, with the declared types, and every
 //      symbol a dim attribute mentions is declared (so shape functions can read attributes
 //      with the typed getters);
-//   3. types: symbol ranges are sane, every symbol in a type is declared, and every node's
-//      result types equal inferResultTypes.
+//   3. types: symbol ranges are sane, types have no negative dims and declare their symbols,
+//      and every node's result types equal inferResultTypes.
 #include "ir/verifier.h"
 
 #include <algorithm>
@@ -38,10 +38,10 @@ Error nodeError(const Node &node, int index, const std::string &message) {
 
 // "2 operands", "1 operand", "1 to 3 operands", "at least 1 operand".
 std::string countPhrase(int minimum, int maximum, const std::string &noun) {
-  std::string range = maximum < 0          ? "at least " + std::to_string(minimum)
-                      : minimum == maximum ? std::to_string(minimum)
-                                           : std::to_string(minimum) + " to " +
-                                                 std::to_string(maximum);
+  std::string range = maximum < 0 ? "at least " + std::to_string(minimum)
+                      : minimum == maximum
+                          ? std::to_string(minimum)
+                          : std::to_string(minimum) + " to " + std::to_string(maximum);
   bool singular = range == "1" || range.ends_with(" 1");
   return range + " " + noun + (singular ? "" : "s");
 }
@@ -111,8 +111,8 @@ private:
     auto count = std::count_if(operand->uses().begin(), operand->uses().end(), isThisUse);
     if (count != 1)
       return nodeError(node, index,
-                       what + " (" + valueLabel(*operand) + ") appears " +
-                           std::to_string(count) + " times in its use-list, expected once");
+                       what + " (" + valueLabel(*operand) + ") appears " + std::to_string(count) +
+                           " times in its use-list, expected once");
     return Status::success();
   }
 
@@ -138,10 +138,10 @@ private:
                    use.operandIndex < use.user->numOperands() &&
                    use.user->operand(use.operandIndex) == &value;
       if (!valid)
-        return invalidInput("value " + valueLabel(value) + " has a stale use (operand " +
-                            std::to_string(use.operandIndex) + " of a " +
-                            (nodes_.count(use.user) ? "node that does not use it)"
-                                                    : "node outside the graph)"));
+        return invalidInput(
+            "value " + valueLabel(value) + " has a stale use (operand " +
+            std::to_string(use.operandIndex) + " of a " +
+            (nodes_.count(use.user) ? "node that does not use it)" : "node outside the graph)"));
     }
     return Status::success();
   }
@@ -187,6 +187,18 @@ std::string firstUndeclaredSymbol(const Graph &graph, const std::vector<Dim> &di
   return "";
 }
 
+// What is wrong with the dims of a value's type ("" if nothing): a negative static dim or
+// an undeclared symbol.
+std::string typeProblem(const Graph &graph, const TensorType &type) {
+  auto isNegative = [](const Dim &dim) { return dim.isStatic() && dim.value() < 0; };
+  if (std::any_of(type.shape.begin(), type.shape.end(), isNegative))
+    return "type " + type.str() + " has a negative dim";
+  std::string symbol = firstUndeclaredSymbol(graph, type.shape);
+  if (!symbol.empty())
+    return "type " + type.str() + " uses undeclared symbol '" + symbol + "'";
+  return "";
+}
+
 // ---- phase 2: attributes ----
 
 // The allowances of AttrMap's getters: an integer where a float or a symbolic dim may go.
@@ -194,11 +206,16 @@ bool attrTypeAccepted(AttrType declared, AttrType actual) {
   if (declared == actual)
     return true;
   switch (declared) {
-  case AttrType::Float: return actual == AttrType::Int;
-  case AttrType::Floats: return actual == AttrType::Ints;
-  case AttrType::Dim: return actual == AttrType::Int;
-  case AttrType::Dims: return actual == AttrType::Ints;
-  default: return false;
+  case AttrType::Float:
+    return actual == AttrType::Int;
+  case AttrType::Floats:
+    return actual == AttrType::Ints;
+  case AttrType::Dim:
+    return actual == AttrType::Int;
+  case AttrType::Dims:
+    return actual == AttrType::Ints;
+  default:
+    return false;
   }
 }
 
@@ -225,9 +242,8 @@ Status verifyAttributes(const Graph &graph, const Node &node, int index) {
       return nodeError(node, index, "missing attribute '" + spec.name + "'");
     if (!attrTypeAccepted(spec.type, attrType(*value)))
       return nodeError(node, index,
-                       "attribute '" + spec.name + "' has type " +
-                           attrTypeName(attrType(*value)) + ", expected " +
-                           attrTypeName(spec.type));
+                       "attribute '" + spec.name + "' has type " + attrTypeName(attrType(*value)) +
+                           ", expected " + attrTypeName(spec.type));
   }
   for (const auto &[name, value] : node.attrs().all()) {
     if (!isDeclaredAttr(info, name))
@@ -255,10 +271,9 @@ Status verifySymbolRanges(const Graph &graph) {
 
 Status verifyInputTypes(const Graph &graph) {
   for (const auto &input : graph.inputs()) {
-    std::string symbol = firstUndeclaredSymbol(graph, input->type().shape);
-    if (!symbol.empty())
-      return invalidInput("input " + valueLabel(*input) + " type " + input->type().str() +
-                          " uses undeclared symbol '" + symbol + "'");
+    std::string problem = typeProblem(graph, input->type());
+    if (!problem.empty())
+      return invalidInput("input " + valueLabel(*input) + " " + problem);
   }
   return Status::success();
 }
@@ -271,11 +286,9 @@ Status verifyResultTypes(const Graph &graph, const Node &node, int index) {
   for (int i = 0; i < node.numResults(); ++i)
     declared.push_back(node.result(i)->type());
   for (size_t i = 0; i < declared.size(); ++i) {
-    std::string symbol = firstUndeclaredSymbol(graph, declared[i].shape);
-    if (!symbol.empty())
-      return nodeError(node, index,
-                       "result " + std::to_string(i) + " type " + declared[i].str() +
-                           " uses undeclared symbol '" + symbol + "'");
+    std::string problem = typeProblem(graph, declared[i]);
+    if (!problem.empty())
+      return nodeError(node, index, "result " + std::to_string(i) + " " + problem);
   }
   Expected<std::vector<TensorType>> inferred =
       inferResultTypes(node.op(), operandTypes, node.attrs(), declared);

@@ -38,6 +38,7 @@ struct MlpGraph {
     Node *linear = graph.appendNode(OpKind::Linear, {x, w, b}, {f32Type({sym("s0"), 2})});
     Node *relu = graph.appendNode(OpKind::Relu, {linear->result()}, {f32Type({sym("s0"), 2})});
     graph.setOutputs({relu->result()});
+    checkVerified(graph);
     weights.tensors["fc.weight"] = f32({2, 3}, {1, 0, -1, 0.5, 0.5, 0.5});
     weights.tensors["fc.bias"] = f32({2}, {0, -1});
   }
@@ -94,8 +95,8 @@ TEST_CASE("interpreter: f16 and bf16 bit patterns match PyTorch") {
   Expected<std::vector<HostTensor>> half =
       runOp(OpKind::Cast, {x}, {typeOf(DType::F16, {9})}, attrs({{"dtype", DType::F16}}));
   REQUIRE(half.ok());
-  CHECK(bitsOf((*half)[0]) == std::vector<uint16_t>{0x7c00, 0x7bff, 0x0, 0x1, 0x8000, 0x2e66,
-                                                    0x3c00, 0x3c02, 0xfc00});
+  CHECK(bitsOf((*half)[0]) ==
+        std::vector<uint16_t>{0x7c00, 0x7bff, 0x0, 0x1, 0x8000, 0x2e66, 0x3c00, 0x3c02, 0xfc00});
   // .bfloat16(): NaN is written as c10's 0x7FC0 (PyTorch's vectorized cast writes 0xFFFF).
   HostTensor y = f32({8}, {1 + std::ldexp(1, -8), 1 + 3 * std::ldexp(1, -8), 3.4e38, kNaN, -kInf,
                            1e-40, -2.5, 0.1});
@@ -104,12 +105,20 @@ TEST_CASE("interpreter: f16 and bf16 bit patterns match PyTorch") {
   REQUIRE(brain.ok());
   CHECK(bitsOf((*brain)[0]) ==
         std::vector<uint16_t>{0x3f80, 0x3f82, 0x7f80, 0x7fc0, 0xff80, 0x1, 0xc020, 0x3dcd});
-  // The round trip through bits is exact for every f16 pattern that is not NaN.
+  // The round trip through bits is exact for every f16 and bf16 pattern that is not NaN.
+  int mismatches = 0;
   for (uint32_t bits = 0; bits < 0x10000; ++bits) {
-    double value = interp::halfFromBits(static_cast<uint16_t>(bits));
-    if (!std::isnan(value))
-      CHECK_MESSAGE(interp::halfBits(value) == bits, "f16 bits " << bits);
+    auto pattern = static_cast<uint16_t>(bits);
+    double halfValue = interp::halfFromBits(pattern);
+    double brainValue = interp::bfloat16FromBits(pattern);
+    mismatches += !std::isnan(halfValue) && interp::halfBits(halfValue) != pattern;
+    mismatches += !std::isnan(brainValue) && interp::bfloat16Bits(brainValue) != pattern;
+    mismatches +=
+        !std::isnan(halfValue) && interp::roundToDType(halfValue, DType::F16) != halfValue;
+    mismatches +=
+        !std::isnan(brainValue) && interp::roundToDType(brainValue, DType::BF16) != brainValue;
   }
+  CHECK(mismatches == 0);
 }
 
 TEST_CASE("interpreter: f16 and bf16 arithmetic rounds each result") {
@@ -134,6 +143,7 @@ TEST_CASE("interpreter: reads non-contiguous input views through their strides")
   Value *x = graph.addInput("x", f32Type({3, 2}));
   Node *copy = graph.appendNode(OpKind::Copy, {x}, {f32Type({3, 2})});
   graph.setOutputs({copy->result()});
+  checkVerified(graph);
   Expected<std::vector<HostTensor>> outputs = interpret(graph, {transposed}, noWeights);
   REQUIRE(outputs.ok());
   CHECK(valuesOf((*outputs)[0]) == std::vector<double>{0, 3, 1, 4, 2, 5});
@@ -147,7 +157,8 @@ TEST_CASE("interpreter: reads non-contiguous input views through their strides")
 TEST_CASE("interpreter: binds a symbolic batch from the input shape and checks weights") {
   MlpGraph mlp;
   // relu([x . (1,0,-1), x . (0.5,0.5,0.5) - 1]) per row.
-  Expected<std::vector<HostTensor>> outputs = mlp.run({f32({3, 3}, {1, 2, 3, 4, 0, 1, -1, -1, -1})});
+  Expected<std::vector<HostTensor>> outputs =
+      mlp.run({f32({3, 3}, {1, 2, 3, 4, 0, 1, -1, -1, -1})});
   REQUIRE(outputs.ok());
   CHECK((*outputs)[0].shape == std::vector<int64_t>{3, 2});
   CHECK(valuesOf((*outputs)[0]) == std::vector<double>{0, 2, 3, 1.5, 0, 0});
@@ -182,11 +193,12 @@ TEST_CASE("interpreter: size-0 batch, inconsistent symbols and compound dims") {
                                attrs({{"dims", std::vector<int64_t>{0}}, {"keepdim", false}}));
   Node *doubled = graph.appendNode(OpKind::Mul, {y, y}, {y->type()});
   graph.setOutputs({sum->result(), doubled->result()});
+  checkVerified(graph);
 
   HostTensor empty = f32({0, 2}, {});
   HostTensor emptyY = f32({0}, {});
-  Expected<std::vector<HostTensor>> outputs = interpret(graph, {empty.view(), emptyY.view()},
-                                                        noWeights);
+  Expected<std::vector<HostTensor>> outputs =
+      interpret(graph, {empty.view(), emptyY.view()}, noWeights);
   REQUIRE(outputs.ok());
   CHECK(valuesOf((*outputs)[0]) == std::vector<double>{0, 0});
   CHECK((*outputs)[1].shape == std::vector<int64_t>{0});
@@ -203,15 +215,16 @@ TEST_CASE("interpreter: size-0 batch, inconsistent symbols and compound dims") {
 
   // Two inputs that bind s0 to different values.
   Graph twice;
+  twice.symbols()["s0"] = SymbolRange{1, std::nullopt};
   Value *a = twice.addInput("a", f32Type({sym("s0")}));
   Value *b = twice.addInput("b", f32Type({sym("s0")}));
   Node *add = twice.appendNode(OpKind::Add, {a, b}, {f32Type({sym("s0")})});
   twice.setOutputs({add->result()});
+  checkVerified(twice);
   HostTensor pair = f32({2}, {1, 2});
   outputs = interpret(twice, {pair.view(), y3.view()}, noWeights);
   REQUIRE(!outputs.ok());
-  CHECK(outputs.error().message() ==
-        "input 1 'b': dim 0 is 3 but symbol s0 is 2 from input 0 'a'");
+  CHECK(outputs.error().message() == "input 1 'b': dim 0 is 3 but symbol s0 is 2 from input 0 'a'");
   HostTensor matrix = f32({2, 3}, std::vector<double>(6, 0.0));
   outputs = interpret(twice, {pair.view(), matrix.view()}, noWeights);
   REQUIRE(!outputs.ok());
@@ -225,16 +238,19 @@ TEST_CASE("interpreter: symbolic slice end, split sizes, full and arange lengths
   graph.symbols()["s0"] = SymbolRange{2, 16};
   Value *x = graph.addInput("x", f32Type({sym("s0")}));
   Node *slice = graph.appendNode(OpKind::Slice, {x}, {f32Type({less})},
-                                 attrs({{"dim", int64_t{0}}, {"start", int64_t{0}},
-                                        {"end", makeDimAttr(less)}, {"step", int64_t{1}}}));
-  Node *split = graph.appendNode(OpKind::Split, {x}, {f32Type({1}), f32Type({less})},
                                  attrs({{"dim", int64_t{0}},
-                                        {"sizes", makeDimsAttr({Dim(1), less})}}));
+                                        {"start", int64_t{0}},
+                                        {"end", makeDimAttr(less)},
+                                        {"step", int64_t{1}}}));
+  Node *split =
+      graph.appendNode(OpKind::Split, {x}, {f32Type({1}), f32Type({less})},
+                       attrs({{"dim", int64_t{0}}, {"sizes", makeDimsAttr({Dim(1), less})}}));
   Node *full = graph.appendNode(OpKind::Full, {}, {f32Type({less})}, attrs({{"value", 7.0}}));
   Node *arange = graph.appendNode(OpKind::Arange, {}, {TensorType{DType::I64, {sym("s0")}}},
                                   attrs({{"start", 2.0}, {"step", 3.0}}));
-  graph.setOutputs({slice->result(), split->result(0), split->result(1), full->result(),
-                    arange->result()});
+  graph.setOutputs(
+      {slice->result(), split->result(0), split->result(1), full->result(), arange->result()});
+  checkVerified(graph);
   HostTensor input = f32({4}, {10, 11, 12, 13});
   Expected<std::vector<HostTensor>> outputs = interpret(graph, {input.view()}, noWeights);
   REQUIRE(outputs.ok());
@@ -255,6 +271,7 @@ TEST_CASE("interpreter: values live until their last use; outputs may repeat or 
   Node *c = graph.appendNode(OpKind::Mul, {b->result(), x}, {f32Type({2})});
   graph.appendNode(OpKind::Neg, {c->result()}, {f32Type({2})}); // dead node
   graph.setOutputs({c->result(), a->result(), x, c->result()});
+  checkVerified(graph);
   HostTensor input = f32({2}, {0, 1});
   Expected<std::vector<HostTensor>> outputs = interpret(graph, {input.view()}, noWeights);
   REQUIRE(outputs.ok());
@@ -284,6 +301,7 @@ TEST_CASE("interpreter: errors name the node; aten_call is refused") {
                                   attrs({{"target", std::string("aten.special_zeta.default")}}));
   call->result()->setName("zeta");
   unknown.setOutputs({call->result()});
+  checkVerified(unknown);
   outputs = interpret(unknown, {input.view()}, noWeights);
   REQUIRE(!outputs.ok());
   CHECK(outputs.error().kind() == ErrorKind::Unsupported);

@@ -15,6 +15,7 @@
 
 #include "ir/interpreter.h"
 #include "ir/interpreter_internal.h"
+#include "ir/verifier.h"
 
 namespace interpreter_test {
 
@@ -76,10 +77,18 @@ inline Expected<TensorView> noWeights(const Value &input) {
   return invalidInput("no weight '" + input.weightName() + "'");
 }
 
-/// Runs a graph of one `op` node whose operands are user inputs holding `inputs`.
+/// The graph passes the verifier (interpreter tests run verified IR, like every stage).
+inline void checkVerified(const Graph &graph) {
+  Status verified = verifyGraph(graph);
+  CHECK_MESSAGE(verified.ok(), (verified.ok() ? "" : verified.error().message()));
+}
+
+/// Runs a graph of one `op` node whose operands are user inputs holding `inputs`. With
+/// `verify`, the graph must also pass the verifier, so the interpreter's idea of each op's
+/// result shape is checked against shape inference's.
 inline Expected<std::vector<HostTensor>> runOp(OpKind op, const std::vector<HostTensor> &inputs,
                                                std::vector<TensorType> results,
-                                               AttrMap attributes = {}) {
+                                               AttrMap attributes = {}, bool verify = true) {
   Graph graph;
   std::vector<Value *> operands;
   std::vector<TensorView> views;
@@ -92,6 +101,8 @@ inline Expected<std::vector<HostTensor>> runOp(OpKind op, const std::vector<Host
   for (int r = 0; r < node->numResults(); ++r)
     outputs.push_back(node->result(r));
   graph.setOutputs(outputs);
+  if (verify)
+    checkVerified(graph);
   return interpret(graph, views, noWeights);
 }
 
@@ -106,10 +117,11 @@ inline std::vector<double> evalOp(OpKind op, const std::vector<HostTensor> &inpu
   return valuesOf((*outputs)[0]);
 }
 
-/// The error message of runOp, which must fail.
+/// The error message of runOp on an unverified graph, which must fail.
 inline std::string opError(OpKind op, const std::vector<HostTensor> &inputs,
                            const TensorType &result, AttrMap attributes = {}) {
-  Expected<std::vector<HostTensor>> outputs = runOp(op, inputs, {result}, std::move(attributes));
+  Expected<std::vector<HostTensor>> outputs =
+      runOp(op, inputs, {result}, std::move(attributes), /*verify=*/false);
   if (outputs.ok())
     FAIL(opName(op) << ": expected an error");
   return outputs.error().message();

@@ -151,10 +151,10 @@ std::vector<Example> examples() {
                     OpKind::Erf, OpKind::Sin, OpKind::Cos, OpKind::Floor, OpKind::Ceil,
                     OpKind::Silu, OpKind::Hardswish, OpKind::Hardsigmoid, OpKind::Copy})
     list.push_back({op, {"f16[2,?s0]"}, {}, {}, "f16[2,?s0]"});
-  list.push_back({OpKind::Gelu, {"f32[4]"}, attrs({{"approximate", std::string("tanh")}}), {},
-                  "f32[4]"});
-  list.push_back({OpKind::Clamp, {"f32[4]"}, attrs({{"max", 6.0}, {"min", intAttr(0)}}), {},
-                  "f32[4]"});
+  list.push_back(
+      {OpKind::Gelu, {"f32[4]"}, attrs({{"approximate", std::string("tanh")}}), {}, "f32[4]"});
+  list.push_back(
+      {OpKind::Clamp, {"f32[4]"}, attrs({{"max", 6.0}, {"min", intAttr(0)}}), {}, "f32[4]"});
   list.push_back({OpKind::LogicalNot, {"f32[4]"}, {}, {}, "bool[4]"});
   list.push_back({OpKind::Cast, {"f32[4]"}, attrs({{"dtype", DType::I32}}), {}, "i32[4]"});
   for (OpKind op : {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::FloorDivide,
@@ -167,66 +167,111 @@ std::vector<Example> examples() {
   for (OpKind op : {OpKind::Sum, OpKind::Mean, OpKind::Amax, OpKind::Amin, OpKind::Prod})
     list.push_back({op, {"f32[?s0,3,4]"}, reduceAttrs({1}, false), {}, "f32[?s0,4]"});
   list.push_back({OpKind::Any, {"f32[?s0,3,4]"}, reduceAttrs({-1}, true), {}, "bool[?s0,3,1]"});
-  list.push_back({OpKind::Var, {"f32[2,3]"},
+  list.push_back({OpKind::Var,
+                  {"f32[2,3]"},
                   attrs({{"correction", intAttr(1)}, {"dims", intsAttr({})}, {"keepdim", false}}),
-                  {}, "f32[]"});
-  list.push_back({OpKind::Argmax, {"f32[2,3]"}, attrs({{"dim", intAttr(1)}, {"keepdim", false}}),
-                  {}, "i64[2]"});
+                  {},
+                  "f32[]"});
+  list.push_back({OpKind::Argmax,
+                  {"f32[2,3]"},
+                  attrs({{"dim", intAttr(1)}, {"keepdim", false}}),
+                  {},
+                  "i64[2]"});
   for (OpKind op : {OpKind::Softmax, OpKind::LogSoftmax})
     list.push_back({op, {"f32[?s0,10]"}, attrs({{"dim", intAttr(-1)}}), {}, "f32[?s0,10]"});
-  list.push_back({OpKind::LayerNorm, {"f32[?s0,8,16]", "f32[16]", "f32[16]"},
-                  attrs({{"eps", 1e-5}, {"normalized_shape", intsAttr({16})}}), {},
+  list.push_back({OpKind::LayerNorm,
+                  {"f32[?s0,8,16]", "f32[16]", "f32[16]"},
+                  attrs({{"eps", 1e-5}, {"normalized_shape", intsAttr({16})}}),
+                  {},
                   "f32[?s0,8,16]"});
-  list.push_back({OpKind::BatchNorm, {"f32[2,3,4,4]", "f32[3]", "f32[3]", "f32[3]", "f32[3]"},
-                  attrs({{"eps", 1e-5}}), {}, "f32[2,3,4,4]"});
+  list.push_back({OpKind::BatchNorm,
+                  {"f32[2,3,4,4]", "f32[3]", "f32[3]", "f32[3]", "f32[3]"},
+                  attrs({{"eps", 1e-5}}),
+                  {},
+                  "f32[2,3,4,4]"});
   list.push_back(
       {OpKind::Linear, {"f32[?s0,784]", "f32[128,784]", "f32[128]"}, {}, {}, "f32[?s0,128]"});
   list.push_back({OpKind::Matmul, {"f32[2,1,3,4]", "f32[5,4,6]"}, {}, {}, "f32[2,5,3,6]"});
-  list.push_back({OpKind::Addmm, {"f32[3]", "f32[2,4]", "f32[4,3]"},
-                  attrs({{"alpha", 1.0}, {"beta", intAttr(1)}}), {}, "f32[2,3]"});
-  list.push_back({OpKind::Conv2d, {"f32[1,3,224,224]", "f32[64,3,7,7]", "f32[64]"},
-                  convAttrs({2, 2}, {3, 3}), {}, "f32[1,64,112,112]"});
-  list.push_back({OpKind::Attention, {"f16[2,8,?s0,64]", "f16[2,8,?s0,64]", "f16[2,8,?s0,32]"},
-                  attrs({{"is_causal", true}}), {}, "f16[2,8,?s0,32]"});
-  list.push_back({OpKind::MaxPool2d, {"f32[1,64,112,112]"}, poolAttrs({3, 3}, {2, 2}, {1, 1}, false),
-                  {}, "f32[1,64,56,56]"});
-  list.push_back({OpKind::AvgPool2d, {"f32[1,3,7,7]"}, avgPoolAttrs({2, 2}, {2, 2}, {0, 0}, true),
-                  {}, "f32[1,3,4,4]"});
-  list.push_back({OpKind::AdaptiveAvgPool2d, {"f32[?s0,512,7,7]"},
-                  attrs({{"output_size", intsAttr({1, 1})}}), {}, "f32[?s0,512,1,1]"});
-  list.push_back({OpKind::Reshape, {"f32[?s0,4,16]"}, attrs({{"shape", dimsAttr("[?s0,64]")}}),
-                  {}, "f32[?s0,64]"});
-  list.push_back({OpKind::Permute, {"f32[2,3,4]"}, attrs({{"dims", intsAttr({2, 0, 1})}}), {},
-                  "f32[4,2,3]"});
-  list.push_back({OpKind::Expand, {"f32[3,1]"}, attrs({{"shape", dimsAttr("[2,3,4]")}}), {},
-                  "f32[2,3,4]"});
-  list.push_back({OpKind::Slice, {"f32[8,10]"},
-                  attrs({{"dim", intAttr(1)}, {"end", dimAttr("10")}, {"start", intAttr(2)},
+  list.push_back({OpKind::Addmm,
+                  {"f32[3]", "f32[2,4]", "f32[4,3]"},
+                  attrs({{"alpha", 1.0}, {"beta", intAttr(1)}}),
+                  {},
+                  "f32[2,3]"});
+  list.push_back({OpKind::Conv2d,
+                  {"f32[1,3,224,224]", "f32[64,3,7,7]", "f32[64]"},
+                  convAttrs({2, 2}, {3, 3}),
+                  {},
+                  "f32[1,64,112,112]"});
+  list.push_back({OpKind::Attention,
+                  {"f16[2,8,?s0,64]", "f16[2,8,?s0,64]", "f16[2,8,?s0,32]"},
+                  attrs({{"is_causal", true}}),
+                  {},
+                  "f16[2,8,?s0,32]"});
+  list.push_back({OpKind::MaxPool2d,
+                  {"f32[1,64,112,112]"},
+                  poolAttrs({3, 3}, {2, 2}, {1, 1}, false),
+                  {},
+                  "f32[1,64,56,56]"});
+  list.push_back({OpKind::AvgPool2d,
+                  {"f32[1,3,7,7]"},
+                  avgPoolAttrs({2, 2}, {2, 2}, {0, 0}, true),
+                  {},
+                  "f32[1,3,4,4]"});
+  list.push_back({OpKind::AdaptiveAvgPool2d,
+                  {"f32[?s0,512,7,7]"},
+                  attrs({{"output_size", intsAttr({1, 1})}}),
+                  {},
+                  "f32[?s0,512,1,1]"});
+  list.push_back({OpKind::Reshape,
+                  {"f32[?s0,4,16]"},
+                  attrs({{"shape", dimsAttr("[?s0,64]")}}),
+                  {},
+                  "f32[?s0,64]"});
+  list.push_back(
+      {OpKind::Permute, {"f32[2,3,4]"}, attrs({{"dims", intsAttr({2, 0, 1})}}), {}, "f32[4,2,3]"});
+  list.push_back(
+      {OpKind::Expand, {"f32[3,1]"}, attrs({{"shape", dimsAttr("[2,3,4]")}}), {}, "f32[2,3,4]"});
+  list.push_back({OpKind::Slice,
+                  {"f32[8,10]"},
+                  attrs({{"dim", intAttr(1)},
+                         {"end", dimAttr("10")},
+                         {"start", intAttr(2)},
                          {"step", intAttr(1)}}),
-                  {}, "f32[8,8]"});
-  list.push_back({OpKind::Select, {"f32[2,3,4]"},
-                  attrs({{"dim", intAttr(1)}, {"index", intAttr(-1)}}), {}, "f32[2,4]"});
-  list.push_back({OpKind::Squeeze, {"f32[1,3,1]"}, attrs({{"dims", intsAttr({0, 2})}}), {},
-                  "f32[3]"});
-  list.push_back({OpKind::Unsqueeze, {"f32[2,3]"}, attrs({{"dim", intAttr(0)}}), {},
-                  "f32[1,2,3]"});
-  list.push_back({OpKind::Concat, {"f32[2,3]", "f32[2,5]", "f32[2,0]"},
-                  attrs({{"dim", intAttr(1)}}), {}, "f32[2,8]"});
-  list.push_back({OpKind::Split, {"f32[?s0,10]"},
-                  attrs({{"dim", intAttr(1)}, {"sizes", dimsAttr("[3,7]")}}), {},
+                  {},
+                  "f32[8,8]"});
+  list.push_back({OpKind::Select,
+                  {"f32[2,3,4]"},
+                  attrs({{"dim", intAttr(1)}, {"index", intAttr(-1)}}),
+                  {},
+                  "f32[2,4]"});
+  list.push_back(
+      {OpKind::Squeeze, {"f32[1,3,1]"}, attrs({{"dims", intsAttr({0, 2})}}), {}, "f32[3]"});
+  list.push_back({OpKind::Unsqueeze, {"f32[2,3]"}, attrs({{"dim", intAttr(0)}}), {}, "f32[1,2,3]"});
+  list.push_back({OpKind::Concat,
+                  {"f32[2,3]", "f32[2,5]", "f32[2,0]"},
+                  attrs({{"dim", intAttr(1)}}),
+                  {},
+                  "f32[2,8]"});
+  list.push_back({OpKind::Split,
+                  {"f32[?s0,10]"},
+                  attrs({{"dim", intAttr(1)}, {"sizes", dimsAttr("[3,7]")}}),
+                  {},
                   "f32[?s0,3], f32[?s0,7]"});
   for (OpKind op : {OpKind::Tril, OpKind::Triu})
-    list.push_back({op, {"f32[?s0,4,4]"}, attrs({{"diagonal", intAttr(-1)}}), {},
-                    "f32[?s0,4,4]"});
+    list.push_back({op, {"f32[?s0,4,4]"}, attrs({{"diagonal", intAttr(-1)}}), {}, "f32[?s0,4,4]"});
   list.push_back({OpKind::Full, {}, attrs({{"value", 0.5}}), {"f32[]"}, "f32[]"});
-  list.push_back({OpKind::Arange, {}, attrs({{"start", intAttr(0)}, {"step", intAttr(1)}}),
-                  {"i64[?s0]"}, "i64[?s0]"});
+  list.push_back({OpKind::Arange,
+                  {},
+                  attrs({{"start", intAttr(0)}, {"step", intAttr(1)}}),
+                  {"i64[?s0]"},
+                  "i64[?s0]"});
+  list.push_back({OpKind::Embedding, {"f32[1000,64]", "i64[2,?s0]"}, {}, {}, "f32[2,?s0,64]"});
   list.push_back(
-      {OpKind::Embedding, {"f32[1000,64]", "i64[2,?s0]"}, {}, {}, "f32[2,?s0,64]"});
-  list.push_back({OpKind::IndexSelect, {"f32[5,4]", "i32[3]"}, attrs({{"dim", intAttr(0)}}), {},
-                  "f32[3,4]"});
-  list.push_back({OpKind::AtenCall, {"f32[2]"},
-                  attrs({{"target", std::string("aten.foo.default")}}), {"f32[3]", "i64[]"},
+      {OpKind::IndexSelect, {"f32[5,4]", "i32[3]"}, attrs({{"dim", intAttr(0)}}), {}, "f32[3,4]"});
+  list.push_back({OpKind::AtenCall,
+                  {"f32[2]"},
+                  attrs({{"target", std::string("aten.foo.default")}}),
+                  {"f32[3]", "i64[]"},
                   "f32[3], i64[]"});
   return list;
 }
@@ -235,8 +280,7 @@ TEST_CASE("shape inference: one example per op, covering every op of ir/ops.def"
   std::set<OpKind> covered;
   for (const Example &example : examples()) {
     CAPTURE(opName(example.op));
-    CHECK(infer(example.op, example.operands, example.attrs, example.declared) ==
-          example.expected);
+    CHECK(infer(example.op, example.operands, example.attrs, example.declared) == example.expected);
     covered.insert(example.op);
   }
   for (int i = 0; i < kNumOps; ++i) {
@@ -292,8 +336,7 @@ TEST_CASE("elementwise unary: dtype kept, floating-only ops checked") {
   CHECK(infer(OpKind::Cast, {"bool[2]"}, attrs({{"dtype", DType::BF16}})) == "bf16[2]");
   CHECK(infer(OpKind::Clamp, {"i64[3]"}) == "i64[3]");
   CHECK(infer(OpKind::Clamp, {"f32[3]"}, attrs({{"min", 0.0}})) == "f32[3]");
-  CHECK(infer(OpKind::Gelu, {"f32[3]"}, attrs({{"approximate", std::string("none")}})) ==
-        "f32[3]");
+  CHECK(infer(OpKind::Gelu, {"f32[3]"}, attrs({{"approximate", std::string("none")}})) == "f32[3]");
   CHECK(infer(OpKind::Gelu, {"f32[3]"}, attrs({{"approximate", std::string("fast")}})) ==
         "error: gelu approximate must be \"none\" or \"tanh\", got \"fast\"");
 }
@@ -437,8 +480,7 @@ TEST_CASE("matmul follows torch.matmul") {
   CHECK(infer(OpKind::Matmul, {"f32[4]", "f32[2,4,6]"}) == "f32[2,6]");
   CHECK(infer(OpKind::Matmul, {"f32[2,3,4]", "f32[4]"}) == "f32[2,3]");
   CHECK(infer(OpKind::Matmul, {"f32[?s0,3,4]", "f32[4,5]"}) == "f32[?s0,3,5]");
-  CHECK(infer(OpKind::Matmul, {"f32[?s0,8,?s1,16]", "f32[?s0,8,16,?s1]"}) ==
-        "f32[?s0,8,?s1,?s1]");
+  CHECK(infer(OpKind::Matmul, {"f32[?s0,8,?s1,16]", "f32[?s0,8,16,?s1]"}) == "f32[?s0,8,?s1,?s1]");
   CHECK(infer(OpKind::Matmul, {"f32[3,0]", "f32[0,5]"}) == "f32[3,5]");
   CHECK(infer(OpKind::Matmul, {"f32[3,64]", "f32[32,5]"}) ==
         "error: matmul inner dims 64 and 32 differ (f32[3,64] and f32[32,5])");
@@ -467,8 +509,8 @@ TEST_CASE("conv2d output size: floor((H + 2p - d(k-1) - 1) / s) + 1") {
   // Symbolic sizes simplify like torch.export: conv2d(3x3, s2, p1) of 2*s16 is s16.
   CHECK(infer(OpKind::Conv2d, {"f32[1,3,?(s16*2),16]", "f32[4,3,3,3]", "f32[4]"},
               convAttrs({2, 2}, {1, 1})) == "f32[1,4,?s16,8]");
-  CHECK(infer(OpKind::Conv2d, {"f32[?s0,3,?s1,?s1]", "f32[4,3,3,3]"},
-              convAttrs({2, 2}, {0, 0})) == "f32[?s0,4,?(((s1+-3)//2)+1),?(((s1+-3)//2)+1)]");
+  CHECK(infer(OpKind::Conv2d, {"f32[?s0,3,?s1,?s1]", "f32[4,3,3,3]"}, convAttrs({2, 2}, {0, 0})) ==
+        "f32[?s0,4,?(((s1+-3)//2)+1),?(((s1+-3)//2)+1)]");
   CHECK(infer(OpKind::Conv2d, {"f32[1,3,?s1,8]", "f32[4,3,3,3]"}, convAttrs({1, 1}, {1, 1})) ==
         "f32[1,4,?s1,8]");
 
@@ -504,13 +546,12 @@ TEST_CASE("attention: q[...,L,E], k[...,S,E], v[...,S,Ev] -> [...,L,Ev]") {
         "f32[2,3,4,6]");
   CHECK(infer(OpKind::Attention, {"f32[2,4,8]", "f32[2,5,8]", "f32[2,5,8]", "bool[4,5]"},
               attrs({{"is_causal", false}, {"scale", 0.125}})) == "f32[2,4,8]");
-  CHECK(infer(OpKind::Attention, {"f32[2,4,8]", "f32[2,5,8]", "f32[2,5,8]", "f32[2,1,5]"},
-              plain) == "f32[2,4,8]");
-  CHECK(infer(OpKind::Attention, {"f32[2,4,8]", "f32[2,5,8]", "f32[2,5,8]", "f32[3,4,5]"},
-              plain) ==
+  CHECK(infer(OpKind::Attention, {"f32[2,4,8]", "f32[2,5,8]", "f32[2,5,8]", "f32[2,1,5]"}, plain) ==
+        "f32[2,4,8]");
+  CHECK(infer(OpKind::Attention, {"f32[2,4,8]", "f32[2,5,8]", "f32[2,5,8]", "f32[3,4,5]"}, plain) ==
         "error: attention mask f32[3,4,5] does not broadcast to the scores [2,4,5]");
-  CHECK(infer(OpKind::Attention, {"f32[2,4,8]", "f32[2,5,8]", "f32[2,5,8]", "i64[4,5]"},
-              plain) == "error: attention mask i64[4,5] must be bool or f32");
+  CHECK(infer(OpKind::Attention, {"f32[2,4,8]", "f32[2,5,8]", "f32[2,5,8]", "i64[4,5]"}, plain) ==
+        "error: attention mask i64[4,5] must be bool or f32");
   CHECK(infer(OpKind::Attention, {"f32[2,4,8]", "f32[2,5,8]", "f32[2,5,8]", "bool[4,5]"},
               attrs({{"is_causal", true}})) ==
         "error: attention takes a mask or is_causal, not both");
@@ -576,9 +617,9 @@ TEST_CASE("adaptive_avg_pool2d replaces the last two dims by output_size") {
   CHECK(infer(OpKind::AdaptiveAvgPool2d, {"f32[0,3,?s0,5]"}, size) == "f32[0,3,2,3]");
   CHECK(infer(OpKind::AdaptiveAvgPool2d, {"f32[1,3,0,5]"}, size) ==
         "error: adaptive_avg_pool2d input f32[1,3,0,5] has an empty dim 2");
-  CHECK(infer(OpKind::AdaptiveAvgPool2d, {"f32[1,3,4,5]"},
-              attrs({{"output_size", intsAttr({2})}})) ==
-        "error: adaptive_avg_pool2d output_size must have 2 entries, got [2]");
+  CHECK(
+      infer(OpKind::AdaptiveAvgPool2d, {"f32[1,3,4,5]"}, attrs({{"output_size", intsAttr({2})}})) ==
+      "error: adaptive_avg_pool2d output_size must have 2 entries, got [2]");
 }
 
 TEST_CASE("reshape takes the attribute's dims") {
@@ -661,12 +702,9 @@ TEST_CASE("select, squeeze and unsqueeze") {
 
   // squeeze.dims removes the listed size-1 dims and leaves the others alone.
   CHECK(infer(OpKind::Squeeze, {"f32[1,3,1]"}, attrs({{"dims", intsAttr({-1})}})) == "f32[1,3]");
-  CHECK(infer(OpKind::Squeeze, {"f32[1,3,1]"}, attrs({{"dims", intsAttr({1})}})) ==
-        "f32[1,3,1]");
-  CHECK(infer(OpKind::Squeeze, {"f32[1,3,1]"}, attrs({{"dims", intsAttr({})}})) ==
-        "f32[1,3,1]");
-  CHECK(infer(OpKind::Squeeze, {"f32[?s0,1]"}, attrs({{"dims", intsAttr({0, 1})}})) ==
-        "f32[?s0]");
+  CHECK(infer(OpKind::Squeeze, {"f32[1,3,1]"}, attrs({{"dims", intsAttr({1})}})) == "f32[1,3,1]");
+  CHECK(infer(OpKind::Squeeze, {"f32[1,3,1]"}, attrs({{"dims", intsAttr({})}})) == "f32[1,3,1]");
+  CHECK(infer(OpKind::Squeeze, {"f32[?s0,1]"}, attrs({{"dims", intsAttr({0, 1})}})) == "f32[?s0]");
   CHECK(infer(OpKind::Squeeze, {"f32[]"}, attrs({{"dims", intsAttr({0})}})) == "f32[]");
   CHECK(infer(OpKind::Squeeze, {"f32[1,1]"}, attrs({{"dims", intsAttr({0, -2})}})) ==
         "error: dim -2 appears more than once in [0,-2]");

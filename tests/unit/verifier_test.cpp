@@ -64,22 +64,20 @@ TEST_CASE("verifier: a well-formed graph passes") {
   Graph graph;
   graph.symbols()["s0"] = SymbolRange{2, std::nullopt};
   Value *x = graph.addInput("x", f32({sym("s0"), 6}));
-  Node *clamp = graph.appendNode(OpKind::Clamp, {x}, {f32({sym("s0"), 6})},
-                                 attrs({{"min", int64_t{0}}}));
-  Node *slice = graph.appendNode(OpKind::Slice, {clamp->result()}, {f32({sym("s0"), 4})},
-                                 attrs({{"dim", int64_t{1}},
-                                        {"end", int64_t{4}},
-                                        {"start", int64_t{0}},
-                                        {"step", int64_t{1}}}));
-  Node *reshape =
-      graph.appendNode(OpKind::Reshape, {slice->result()}, {f32({sym("s0"), 2, 2})},
-                       attrs({{"shape", makeDimsAttr({sym("s0"), 2, 2})}}));
-  Node *split = graph.appendNode(OpKind::Split, {reshape->result()},
-                                 {f32({sym("s0"), 1, 2}), f32({sym("s0"), 1, 2})},
-                                 attrs({{"dim", int64_t{1}}, {"sizes", std::vector<int64_t>{1, 1}}}));
+  Node *clamp =
+      graph.appendNode(OpKind::Clamp, {x}, {f32({sym("s0"), 6})}, attrs({{"min", int64_t{0}}}));
+  Node *slice = graph.appendNode(
+      OpKind::Slice, {clamp->result()}, {f32({sym("s0"), 4})},
+      attrs(
+          {{"dim", int64_t{1}}, {"end", int64_t{4}}, {"start", int64_t{0}}, {"step", int64_t{1}}}));
+  Node *reshape = graph.appendNode(OpKind::Reshape, {slice->result()}, {f32({sym("s0"), 2, 2})},
+                                   attrs({{"shape", makeDimsAttr({sym("s0"), 2, 2})}}));
+  Node *split = graph.appendNode(
+      OpKind::Split, {reshape->result()}, {f32({sym("s0"), 1, 2}), f32({sym("s0"), 1, 2})},
+      attrs({{"dim", int64_t{1}}, {"sizes", std::vector<int64_t>{1, 1}}}));
   Node *full = graph.appendNode(OpKind::Full, {}, {f32({})}, attrs({{"value", int64_t{2}}}));
-  Node *mul = graph.appendNode(OpKind::Mul, {split->result(1), full->result()},
-                               {f32({sym("s0"), 1, 2})});
+  Node *mul =
+      graph.appendNode(OpKind::Mul, {split->result(1), full->result()}, {f32({sym("s0"), 1, 2})});
   graph.setOutputs({split->result(0), mul->result()});
   CHECK(verify(graph) == "ok");
 }
@@ -108,8 +106,7 @@ TEST_CASE("verifier: operands are defined before their use") {
   // A node inserted before the linear that consumes the linear's result.
   mlp.graph.insertNodeBefore(mlp.linear, OpKind::Neg, {mlp.linear->result()},
                              {f32({sym("s0"), 8})});
-  CHECK(verify(mlp.graph) ==
-        "node #0 (neg): operand 0 ('%h') is not defined before its use");
+  CHECK(verify(mlp.graph) == "node #0 (neg): operand 0 ('%h') is not defined before its use");
 
   // A value of another graph.
   Mlp other;
@@ -154,8 +151,7 @@ TEST_CASE("verifier: outputs are defined and names are unique") {
 
   Mlp duplicate;
   duplicate.relu->result()->setName("x");
-  CHECK(verify(duplicate.graph) ==
-        "node '%x' (relu): value name '%x' is already defined");
+  CHECK(verify(duplicate.graph) == "node '%x' (relu): value name '%x' is already defined");
 
   Graph inputs;
   inputs.addInput("a", f32({2}));
@@ -200,7 +196,7 @@ TEST_CASE("verifier: attributes are exactly those of ir/ops.def") {
   CHECK(verify(clamp) == "ok");
 }
 
-TEST_CASE("verifier: every symbol is declared") {
+TEST_CASE("verifier: every symbol is declared, no dim is negative") {
   Mlp mlp;
   mlp.graph.symbols().clear();
   CHECK(verify(mlp.graph) == "input '%x' type f32[?s0,4] uses undeclared symbol 's0'");
@@ -211,8 +207,7 @@ TEST_CASE("verifier: every symbol is declared") {
   Node *arange = result.appendNode(OpKind::Arange, {}, {f32({sym("s1")})},
                                    attrs({{"start", 0.0}, {"step", 1.0}}));
   result.setOutputs({x, arange->result()});
-  CHECK(verify(result) ==
-        "node #0 (arange): result 0 type f32[?s1] uses undeclared symbol 's1'");
+  CHECK(verify(result) == "node #0 (arange): result 0 type f32[?s1] uses undeclared symbol 's1'");
 
   Graph attr;
   attr.symbols()["s0"] = SymbolRange{1, 8};
@@ -223,6 +218,11 @@ TEST_CASE("verifier: every symbol is declared") {
                          {"start", int64_t{0}},
                          {"step", int64_t{1}}}));
   CHECK(verify(attr) == "node #0 (slice): attribute 'end' uses undeclared symbol 's2'");
+
+  Graph negative;
+  Value *z = negative.addInput("z", f32({2}));
+  negative.appendNode(OpKind::Relu, {z}, {f32({-2})});
+  CHECK(verify(negative) == "node #0 (relu): result 0 type f32[-2] has a negative dim");
 
   Graph range;
   range.symbols()["s0"] = SymbolRange{5, 2};

@@ -1,0 +1,273 @@
+// The bundle writer: collects every file of out/ in memory, then writes them to a temporary
+// folder and swaps it in, so a failure never leaves a partial out/.
+#include "backend_cuda/bundle.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <system_error>
+#include <unistd.h>
+
+#include "backend_cuda/embedded_files.h"
+#include "backend_cuda/host_emitter.h"
+#include "weights_writer.h"
+
+namespace thunderc::cuda {
+namespace fs = std::filesystem;
+namespace {
+
+// Contiguous row-major bytes of a strided view.
+std::vector<uint8_t> contiguousBytes(const ir::TensorView &view) {
+  int64_t itemSize = ir::dtypeSize(view.dtype);
+  int64_t count = 1;
+  for (int64_t dim : view.shape)
+    count *= dim;
+  std::vector<uint8_t> bytes(static_cast<size_t>(count * itemSize));
+  std::vector<int64_t> index(view.shape.size(), 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < index.size(); ++d)
+      offset += index[d] * view.strides[d];
+    std::memcpy(bytes.data() + linear * itemSize, view.data + offset * itemSize,
+                static_cast<size_t>(itemSize));
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < view.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return bytes;
+}
+
+Expected<std::vector<uint8_t>> weightsFile(const ir::Graph &graph, const WeightSource &weights) {
+  runtime::WeightsWriter writer;
+  std::set<std::string> written;
+  for (const auto &input : graph.inputs()) {
+    if (input->inputKind() == ir::InputKind::User || written.count(input->weightName()))
+      continue;
+    TC_ASSIGN_OR_RETURN(ir::TensorView view, weights(*input));
+    std::vector<uint8_t> bytes = contiguousBytes(view);
+    std::string error;
+    if (!writer.add(input->weightName(), static_cast<tc_dtype>(view.dtype), view.shape,
+                    bytes.data(), bytes.size(), &error))
+      return invalidInput("weight '" + input->weightName() + "': " + error);
+    written.insert(input->weightName());
+  }
+  return writer.encode();
+}
+
+std::string cmakeLists(const BundleOptions &options, bool hasGolden) {
+  const std::string &n = options.name;
+  std::string text = R"(# The thunderc bundle ')" + n + R"(' (compiled from )" +
+                     options.sourceName + R"(). Generated; do not edit.
+#
+#   cmake -S . -B build && cmake --build build     # the library, the runner, the golden test
+#   build/)" + n + R"(_run --inputs x.npy --outputs y.npy
+#   ctest --test-dir build                          # bundle vs PyTorch outputs
+#
+# Or from another project: add_subdirectory(<this folder>) and link the ')" + n + R"(' target.
+cmake_minimum_required(VERSION 3.16)
+project()" + n + R"(_bundle LANGUAGES CXX)
+
+if(CMAKE_SOURCE_DIR STREQUAL CMAKE_CURRENT_SOURCE_DIR AND NOT CMAKE_BUILD_TYPE)
+  set(CMAKE_BUILD_TYPE Release)
+endif()
+option(THUNDERC_BUNDLE_WERROR "Treat warnings in generated code as errors" OFF)
+option(THUNDERC_BUNDLE_USE_BLAS "Use a CBLAS library (OpenBLAS) for GEMM and convolution" ON)
+
+if(NOT TARGET thunderc_runtime)
+  add_subdirectory(runtime)
+endif()
+
+add_library()" + n + R"( STATIC )" + n + R"(.cpp)
+target_include_directories()" + n + R"( PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
+                                  PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/kernels)
+target_link_libraries()" + n + R"( PUBLIC thunderc_runtime)
+set_target_properties()" + n + R"( PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON
+                                          POSITION_INDEPENDENT_CODE ON)
+if(NOT MSVC)
+  target_compile_options()" + n + R"( PRIVATE -Wall -Wextra)
+  if(THUNDERC_BUNDLE_WERROR)
+    target_compile_options()" + n + R"( PRIVATE -Werror)
+  endif()
+endif()
+
+# GEMMs and convolutions call CBLAS when one is found; otherwise portable loops are used.
+if(THUNDERC_BUNDLE_USE_BLAS)
+  find_path(THUNDERC_CBLAS_INCLUDE cblas.h PATH_SUFFIXES openblas x86_64-linux-gnu aarch64-linux-gnu)
+  find_library(THUNDERC_CBLAS_LIBRARY NAMES openblas cblas blas)
+  if(THUNDERC_CBLAS_INCLUDE AND THUNDERC_CBLAS_LIBRARY)
+    target_compile_definitions()" + n + R"( PRIVATE TC_USE_CBLAS)
+    target_include_directories()" + n + R"( PRIVATE ${THUNDERC_CBLAS_INCLUDE})
+    target_link_libraries()" + n + R"( PRIVATE ${THUNDERC_CBLAS_LIBRARY})
+  else()
+    message(WARNING ")" + n + R"(: no CBLAS found; GEMMs use portable loops")
+  endif()
+endif()
+
+add_executable()" + n + R"(_run )" + n + R"(_run.cpp)
+target_link_libraries()" + n + R"(_run PRIVATE )" + n + R"()
+target_compile_definitions()" + n + R"(_run PRIVATE
+                           TC_DEFAULT_WEIGHTS="${CMAKE_CURRENT_SOURCE_DIR}/weights.bin")
+)";
+  if (hasGolden)
+    text += R"(
+enable_testing()
+add_test(NAME )" + n + R"(_golden COMMAND )" + n + R"(_run --golden ${CMAKE_CURRENT_SOURCE_DIR}/golden)
+)";
+  return text;
+}
+
+std::string readme(const ir::Graph &graph, const BundleOptions &options, bool hasGolden) {
+  const std::string &n = options.name;
+  std::string inputs, outputs;
+  for (const auto &input : graph.inputs())
+    if (input->inputKind() == ir::InputKind::User)
+      inputs += "- `" + input->name() + "`: " + input->type().str() + "\n";
+  for (size_t i = 0; i < graph.outputs().size(); ++i)
+    outputs += "- output " + std::to_string(i) + ": " + graph.outputs()[i]->type().str() + "\n";
+  std::string symbols;
+  for (const auto &[symbol, range] : graph.symbols())
+    symbols += "- `" + symbol + "` in [" + std::to_string(range.min) + ", " +
+               (range.max ? std::to_string(*range.max) : "inf") + "]\n";
+  return "# `" + n + "`: compiled by thunderc from `" + options.sourceName + "`\n\n" +
+         "This folder is a self-contained CMake project: a C++ compiler, CMake and (optionally)\n"
+         "a CBLAS such as OpenBLAS are all it needs. No Python, no libtorch.\n\n"
+         "```sh\ncmake -S . -B build && cmake --build build\n"
+         "build/" + n + "_run --inputs x.npy --outputs y.npy     # NumPy .npy, graph order\n"
+         "build/" + n + "_run --inputs x.npy --iters 100          # prints median_us=<value>\n" +
+         (hasGolden ? "ctest --test-dir build                         # golden test vs PyTorch\n"
+                    : "") +
+         "```\n\n## Inputs\n\n" + inputs + "\n## Outputs\n\n" + outputs +
+         (symbols.empty() ? "" : "\n## Dynamic dims\n\n" + symbols) +
+         "\n## API (`" + n + ".h`)\n\n"
+         "`" + n + "_load(weights_path, &model, &err)` maps and checks `weights.bin`; `" + n +
+         "_context_create(model, &ctx, &err)` makes one execution context per concurrent caller; `" +
+         n + "_output_shapes(...)` tells the output shapes for given inputs; `" + n +
+         "_run(ctx, inputs, n, outputs, m, &err)` runs. Every call returns a `tc_status` and "
+         "fills the optional `tc_error` with a message; nothing throws or aborts. The C++ "
+         "wrapper `" + n + "::Model` / `" + n + "::Context` owns the handles.\n\n"
+         "From another CMake project: `add_subdirectory(path/to/this/folder)` and "
+         "`target_link_libraries(app PRIVATE " + n + ")`.\n\n"
+         "## Files\n\n"
+         "- `" + n + ".h`, `" + n + ".cpp`: the model (generated)\n"
+         "- `" + n + "_run.cpp`: the runner (generated; logic in `runtime/runner.cpp`)\n"
+         "- `weights.bin`: the weights, 64-byte aligned, with a checked table of names, dtypes,\n"
+         "  shapes and CRC-32s\n"
+         "- `runtime/`: the runtime library; `kernels/`: the portable kernel headers\n" +
+         (hasGolden ? "- `golden/`: sample inputs and PyTorch outputs for the golden test\n" : "");
+}
+
+Status writeFile(const fs::path &path, const void *data, size_t size) {
+  std::error_code error;
+  fs::create_directories(path.parent_path(), error);
+  std::ofstream stream(path, std::ios::binary);
+  if (stream)
+    stream.write(static_cast<const char *>(data), static_cast<std::streamsize>(size));
+  if (!stream)
+    return ioError(path.string() + ": cannot write file");
+  return Status::success();
+}
+
+Status copyGolden(const std::string &goldenDir, std::map<std::string, std::string> &files,
+                  size_t numInputs, size_t numOutputs) {
+  auto copy = [&](const std::string &folder, const std::string &stem, size_t count,
+                  bool required) -> Status {
+    for (size_t i = 0; i < count; ++i) {
+      std::string relative = folder + "/" + stem + "_" + std::to_string(i) + ".npy";
+      fs::path source = fs::path(goldenDir) / relative;
+      std::ifstream stream(source, std::ios::binary);
+      if (!stream) {
+        if (!required)
+          return Status::success();
+        return ioError(source.string() + ": cannot open golden file");
+      }
+      files["golden/" + relative] =
+          std::string(std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>());
+    }
+    return Status::success();
+  };
+  TC_TRY(copy("inputs", "input", numInputs, true));
+  TC_TRY(copy("expected", "output", numOutputs, true));
+  return copy("expected_fp64", "output", numOutputs, false);
+}
+
+// Writes every file under a temporary sibling, then swaps it in for outDir.
+Status writeAtomically(const std::map<std::string, std::string> &files,
+                       const std::string &outDir) {
+  fs::path target = fs::absolute(fs::path(outDir)).lexically_normal();
+  if (target.filename().empty())
+    target = target.parent_path();
+  std::string suffix = "." + std::to_string(::getpid());
+  fs::path staging = target.string() + ".thunderc-tmp" + suffix;
+  fs::path previous = target.string() + ".thunderc-old" + suffix;
+  std::error_code error;
+  fs::remove_all(staging, error);
+  for (const auto &[name, contents] : files) {
+    Status status = writeFile(staging / name, contents.data(), contents.size());
+    if (!status.ok()) {
+      fs::remove_all(staging, error);
+      return status;
+    }
+  }
+  bool hadTarget = fs::exists(target);
+  if (hadTarget) {
+    fs::rename(target, previous, error);
+    if (error) {
+      fs::remove_all(staging, error);
+      return ioError(target.string() + ": cannot replace the existing folder");
+    }
+  }
+  fs::rename(staging, target, error);
+  if (error) {
+    std::error_code ignored;
+    if (hadTarget)
+      fs::rename(previous, target, ignored);
+    fs::remove_all(staging, ignored);
+    return ioError(target.string() + ": cannot create the output folder: " + error.message());
+  }
+  if (hadTarget)
+    fs::remove_all(previous, error);
+  return Status::success();
+}
+
+} // namespace
+
+std::string sanitizeName(const std::string &stem) {
+  std::string name;
+  for (char c : stem)
+    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    name = "m" + name;
+  return name;
+}
+
+Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
+                   const BundleOptions &options, const std::string &outDir) {
+  EmitOptions emitOptions{options.name, options.sourceName};
+  TC_ASSIGN_OR_RETURN(auto files, emitModelSources(graph, emitOptions));
+  TC_ASSIGN_OR_RETURN(std::vector<uint8_t> weightsBytes, weightsFile(graph, weights));
+  files["weights.bin"] = std::string(weightsBytes.begin(), weightsBytes.end());
+  for (size_t i = 0; i < kNumEmbeddedFiles; ++i) {
+    std::string path = kEmbeddedFiles[i].path;
+    std::string destination = path.rfind("runtime/", 0) == 0
+                                  ? path
+                                  : "kernels/" + fs::path(path).filename().string();
+    files[destination] = std::string(reinterpret_cast<const char *>(kEmbeddedFiles[i].data),
+                                     kEmbeddedFiles[i].size);
+  }
+  bool hasGolden = !options.goldenDir.empty();
+  if (hasGolden) {
+    size_t numInputs = 0;
+    for (const auto &input : graph.inputs())
+      numInputs += input->inputKind() == ir::InputKind::User ? 1 : 0;
+    TC_TRY(copyGolden(options.goldenDir, files, numInputs, graph.outputs().size()));
+  }
+  files["CMakeLists.txt"] = cmakeLists(options, hasGolden);
+  files["README.md"] = readme(graph, options, hasGolden);
+  return writeAtomically(files, outDir);
+}
+
+} // namespace thunderc::cuda

@@ -1,0 +1,36 @@
+// Writes the bundle directory `out/`: generated sources, weights.bin, the runtime and kernel
+// headers, CMakeLists.txt, README.md and golden data. The write is atomic.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "ir/graph.h"
+#include "ir/host_tensor.h"
+#include "ir/status.h"
+
+namespace thunderc::cuda {
+
+struct BundleOptions {
+  std::string name;       ///< C identifier for files, symbols and CMake targets
+  std::string sourceName; ///< the input file's basename, for generated comments
+  /// A folder with inputs/input_<i>.npy, expected/output_<i>.npy and optionally
+  /// expected_fp64/output_<i>.npy, copied to out/golden/ and registered as the bundle's CTest
+  /// golden test. Empty: no golden test.
+  std::string goldenDir;
+};
+
+/// The bytes of a weight input (Parameter/Buffer/Constant), possibly strided.
+using WeightSource = std::function<Expected<ir::TensorView>(const ir::Value &input)>;
+
+/// Emits and writes the bundle for `graph` into `outDir`. Everything is first written into a
+/// temporary sibling folder, which then replaces `outDir` with renames; on any error the
+/// temporary folder is removed and `outDir` is left as it was. Same inputs, same bytes.
+Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
+                   const BundleOptions &options, const std::string &outDir);
+
+/// A C identifier derived from a file stem: other characters become '_', and a leading digit
+/// gets an 'm' prefix ("resnet-18" -> "resnet_18", "3d" -> "m3d").
+std::string sanitizeName(const std::string &stem);
+
+} // namespace thunderc::cuda

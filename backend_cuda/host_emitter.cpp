@@ -1,0 +1,635 @@
+// The host emitter's driver. For a graph it writes:
+//   1. <name>.h   the public C ABI (load, context, shapes, run) plus a thin C++ wrapper;
+//   2. <name>.cpp the implementation: weight binding at load, input checks and symbol
+//      binding at run, a per-run arena layout (every intermediate and workspace gets a
+//      64-byte aligned slot; the arena only grows, so after warm-up a run allocates nothing),
+//      then one block per node in graph order (host_ops*.cpp), then output copies;
+//   3. <name>_run.cpp the runner, a table of the model's functions for runtime/runner.h.
+#include "backend_cuda/host_emitter.h"
+
+#include <set>
+
+#include "backend_cuda/host_emitter_internal.h"
+
+namespace thunderc::cuda {
+namespace {
+
+std::string quote(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::vector<const ir::Value *> userInputs(const ir::Graph &graph) {
+  std::vector<const ir::Value *> inputs;
+  for (const auto &input : graph.inputs())
+    if (input->inputKind() == ir::InputKind::User)
+      inputs.push_back(input.get());
+  return inputs;
+}
+
+std::vector<const ir::Value *> weightInputs(const ir::Graph &graph) {
+  std::vector<const ir::Value *> inputs;
+  for (const auto &input : graph.inputs())
+    if (input->inputKind() != ir::InputKind::User)
+      inputs.push_back(input.get());
+  return inputs;
+}
+
+// Every node thunderc cannot compile, listed at once with its source line.
+Status checkSupported(const ir::Graph &graph) {
+  std::string list;
+  int count = 0;
+  for (const auto &node : graph.nodes()) {
+    if (node->op() != ir::OpKind::AtenCall)
+      continue;
+    ++count;
+    list += "\n  node '" + node->name() + "' (" + node->attrs().getStr("target") + ")";
+    if (!node->source().file.empty())
+      list += " at " + node->source().file + ":" +
+              node->source().loc.substr(node->source().loc.rfind(':') + 1) + ": " +
+              node->source().code;
+  }
+  if (count == 0)
+    return Status::success();
+  return unsupported(std::to_string(count) +
+                     " node(s) use ops thunderc cannot compile (no runtime fallback exists):" +
+                     list);
+}
+
+class HostEmitter {
+public:
+  HostEmitter(const ir::Graph &graph, const EmitOptions &options)
+      : graph_(graph), options_(options), name_(options.name) {}
+
+  Expected<std::map<std::string, std::string>> run() {
+    TC_TRY(checkSupported(graph_));
+    TC_TRY(planSymbolBinding());
+    std::map<std::string, std::string> files;
+    files[name_ + ".h"] = header();
+    TC_ASSIGN_OR_RETURN(files[name_ + ".cpp"], implementation());
+    files[name_ + "_run.cpp"] = runner();
+    return files;
+  }
+
+private:
+  // Each symbol is bound from the first user-input dim that is exactly that symbol.
+  Status planSymbolBinding() {
+    std::vector<const ir::Value *> inputs = userInputs(graph_);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const ir::Shape &shape = inputs[i]->type().shape;
+      for (size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d].isStatic() || shape[d].expr().kind() != ir::SymExpr::Kind::Symbol)
+          continue;
+        bindings_.emplace(shape[d].expr().symbolName(), std::make_pair(i, d));
+      }
+    }
+    for (const auto &[symbol, range] : graph_.symbols())
+      if (!bindings_.count(symbol))
+        return unsupported("symbol " + symbol +
+                           " is not the size of any input dim, so it cannot be bound at run "
+                           "time");
+    return Status::success();
+  }
+
+  std::string header() {
+    CodeWriter code;
+    std::string guard = "THUNDERC_MODEL_" + upper(name_) + "_H";
+    code.line("/* " + name_ + ".h: the public API of the model compiled by thunderc from " +
+              options_.sourceName + ". Generated; do not edit.");
+    code.line(" *");
+    code.line(" * Usage: load once (weights are mapped and checked), create one context per");
+    code.line(" * concurrent caller, then run. Every call returns a tc_status; details go to the");
+    code.line(" * optional tc_error. Tensors are dense row-major buffers the caller owns. */");
+    code.line("#ifndef " + guard);
+    code.line("#define " + guard);
+    code.line();
+    code.line("#include \"thunderc_runtime.h\"");
+    code.line();
+    code.line("#ifdef __cplusplus");
+    code.line("extern \"C\" {");
+    code.line("#endif");
+    code.line();
+    code.line("typedef struct " + name_ + "_model " + name_ + "_model;");
+    code.line("typedef struct " + name_ + "_context " + name_ + "_context;");
+    code.line();
+    code.line("/** Maps and validates weights.bin; the model is immutable and shareable by threads. */");
+    code.line("tc_status " + name_ + "_load(const char *weights_path, " + name_ +
+              "_model **out, tc_error *err);");
+    code.line("void " + name_ + "_free(" + name_ + "_model *model);");
+    code.line("/** One execution context (arena) per concurrent caller. */");
+    code.line("tc_status " + name_ + "_context_create(const " + name_ + "_model *model, " +
+              name_ + "_context **out, tc_error *err);");
+    code.line("void " + name_ + "_context_destroy(" + name_ + "_context *context);");
+    code.line("int " + name_ + "_num_inputs(void);");
+    code.line("int " + name_ + "_num_outputs(void);");
+    code.line("/** The exported name of input `index`, or NULL when out of range. */");
+    code.line("const char *" + name_ + "_input_name(int index);");
+    code.line("/** Fills outputs[i].dtype, rank and shape for these inputs (data is untouched). */");
+    code.line("tc_status " + name_ + "_output_shapes(const tc_tensor *inputs, int num_inputs, " +
+              "tc_tensor *outputs, int num_outputs, tc_error *err);");
+    code.line("/** Runs the model. Inputs and outputs are in graph order; outputs must have the");
+    code.line(" * dtypes and shapes " + name_ + "_output_shapes reports, with data allocated. */");
+    code.line("tc_status " + name_ + "_run(" + name_ + "_context *context, const tc_tensor *inputs, " +
+              "int num_inputs, tc_tensor *outputs, int num_outputs, tc_error *err);");
+    code.line();
+    code.line("#ifdef __cplusplus");
+    code.line("} /* extern \"C\" */");
+    code.line();
+    code.line("namespace " + name_ + " {");
+    code.line("/// RAII owner of a loaded model.");
+    code.line("class Model {");
+    code.line("public:");
+    code.line("  Model() = default;");
+    code.line("  Model(const Model &) = delete;");
+    code.line("  Model &operator=(const Model &) = delete;");
+    code.line("  ~Model() { " + name_ + "_free(model_); }");
+    code.line("  tc_status load(const char *weights_path, tc_error *err = nullptr) {");
+    code.line("    " + name_ + "_free(model_);");
+    code.line("    model_ = nullptr;");
+    code.line("    return " + name_ + "_load(weights_path, &model_, err);");
+    code.line("  }");
+    code.line("  const " + name_ + "_model *get() const { return model_; }");
+    code.line();
+    code.line("private:");
+    code.line("  " + name_ + "_model *model_ = nullptr;");
+    code.line("};");
+    code.line();
+    code.line("/// RAII owner of an execution context.");
+    code.line("class Context {");
+    code.line("public:");
+    code.line("  Context() = default;");
+    code.line("  Context(const Context &) = delete;");
+    code.line("  Context &operator=(const Context &) = delete;");
+    code.line("  ~Context() { " + name_ + "_context_destroy(context_); }");
+    code.line("  tc_status create(const Model &model, tc_error *err = nullptr) {");
+    code.line("    " + name_ + "_context_destroy(context_);");
+    code.line("    context_ = nullptr;");
+    code.line("    return " + name_ + "_context_create(model.get(), &context_, err);");
+    code.line("  }");
+    code.line("  tc_status run(const tc_tensor *inputs, int num_inputs, tc_tensor *outputs,");
+    code.line("                int num_outputs, tc_error *err = nullptr) {");
+    code.line("    return " + name_ + "_run(context_, inputs, num_inputs, outputs, num_outputs, err);");
+    code.line("  }");
+    code.line();
+    code.line("private:");
+    code.line("  " + name_ + "_context *context_ = nullptr;");
+    code.line("};");
+    code.line("} // namespace " + name_);
+    code.line("#endif");
+    code.line();
+    code.line("#endif /* " + guard + " */");
+    return code.str();
+  }
+
+  static std::string upper(std::string text) {
+    for (char &c : text)
+      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return text;
+  }
+
+  // Checks of the caller's input tensors and binding of symbols; writes into `sym`.
+  void emitBindInputs(CodeWriter &code) {
+    std::vector<const ir::Value *> inputs = userInputs(graph_);
+    code.open("tc_status bindInputs(const tc_tensor *inputs, int num_inputs, Symbols &sym, "
+              "tc_error *err)");
+    code.open("if (num_inputs != " + std::to_string(inputs.size()) + ")");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"expected " +
+              std::to_string(inputs.size()) + " input(s), got %d\", num_inputs);");
+    code.close();
+    if (!inputs.empty()) {
+      code.open("if (inputs == nullptr)");
+      code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"inputs is null\");");
+      code.close();
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const ir::TensorType &type = inputs[i]->type();
+      std::string t = "inputs[" + std::to_string(i) + "]";
+      std::string label = "input " + std::to_string(i) + " '" + inputs[i]->name() + "'";
+      code.open("if (" + t + ".dtype != " + abiDType(type.dtype) + ")");
+      code.line("return tc_error_setf(err, TC_ERROR_DTYPE_MISMATCH, \"" + label +
+                ": dtype %s, expected " + std::string(ir::dtypeName(type.dtype)) + "\", " +
+                "tc_dtype_name(" + t + ".dtype));");
+      code.close();
+      code.open("if (" + t + ".rank != " + std::to_string(type.rank()) + ")");
+      code.line("return tc_error_setf(err, TC_ERROR_SHAPE_MISMATCH, \"" + label +
+                ": rank %d, expected " + std::to_string(type.rank()) + " (" + type.str() +
+                ")\", " + t + ".rank);");
+      code.close();
+    }
+    for (const auto &[symbol, where] : bindings_) {
+      code.line("sym." + symbol + " = inputs[" + std::to_string(where.first) + "].shape[" +
+                std::to_string(where.second) + "];");
+      const ir::SymbolRange &range = graph_.symbols().at(symbol);
+      std::string condition = "sym." + symbol + " < " + std::to_string(range.min);
+      if (range.max)
+        condition += " || sym." + symbol + " > " + std::to_string(*range.max);
+      code.open("if (" + condition + ")");
+      code.line("return tc_error_setf(err, TC_ERROR_OUT_OF_RANGE, \"input " +
+                std::to_string(where.first) + " '" + inputs[where.first]->name() + "' dim " +
+                std::to_string(where.second) + ": " + symbol + " = %lld is outside its range [" +
+                std::to_string(range.min) + ", " +
+                (range.max ? std::to_string(*range.max) : "inf") + "]\", (long long)sym." +
+                symbol + ");");
+      code.close();
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const ir::TensorType &type = inputs[i]->type();
+      std::string t = "inputs[" + std::to_string(i) + "]";
+      std::string label = "input " + std::to_string(i) + " '" + inputs[i]->name() + "'";
+      for (size_t d = 0; d < type.shape.size(); ++d) {
+        code.open("if (" + t + ".shape[" + std::to_string(d) + "] != " + dimExpr(type.shape[d]) +
+                  ")");
+        code.line("return tc_error_setf(err, TC_ERROR_SHAPE_MISMATCH, \"" + label + ": dim " +
+                  std::to_string(d) + " is %lld, expected %lld (" + type.str() +
+                  ")\", (long long)" + t + ".shape[" + std::to_string(d) +
+                  "], (long long)(" + dimExpr(type.shape[d]) + "));");
+        code.close();
+      }
+      code.open("if (" + t + ".data == nullptr && " + productExpr(type.shape) + " > 0)");
+      code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + label +
+                ": data is null\");");
+      code.close();
+    }
+    code.line("(void)sym;");
+    code.line("return TC_OK;");
+    code.close();
+  }
+
+  void emitOutputShapes(CodeWriter &code) {
+    code.open("void fillOutputShapes(const Symbols &sym, tc_tensor *outputs)");
+    for (size_t i = 0; i < graph_.outputs().size(); ++i) {
+      const ir::TensorType &type = graph_.outputs()[i]->type();
+      std::string t = "outputs[" + std::to_string(i) + "]";
+      code.line(t + ".dtype = " + abiDType(type.dtype) + ";");
+      code.line(t + ".rank = " + std::to_string(type.rank()) + ";");
+      for (size_t d = 0; d < type.shape.size(); ++d)
+        code.line(t + ".shape[" + std::to_string(d) + "] = " + dimExpr(type.shape[d]) + ";");
+    }
+    code.line("(void)sym;");
+    code.line("(void)outputs;");
+    code.close();
+  }
+
+  // Pointer names: graph inputs read the caller's tensors, weights the mapped file, every
+  // node result its own arena slot.
+  void assignPointers(EmitState &state) {
+    std::vector<const ir::Value *> inputs = userInputs(graph_);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      state.setPtr(inputs[i], "in" + std::to_string(i));
+    std::vector<const ir::Value *> weights = weightInputs(graph_);
+    for (size_t i = 0; i < weights.size(); ++i)
+      state.setPtr(weights[i], "w" + std::to_string(i));
+    int counter = 0;
+    for (const auto &node : graph_.nodes())
+      for (int r = 0; r < node->numResults(); ++r)
+        state.setPtr(node->result(r), "v" + std::to_string(counter++));
+  }
+
+  Expected<std::string> implementation() {
+    CodeWriter body;
+    EmitState state(body);
+    assignPointers(state);
+    for (const auto &node : graph_.nodes()) {
+      Status status = emitNode(*node, state);
+      if (!status.ok())
+        return std::move(status).error().withContext("node '" + node->name() + "'");
+    }
+    std::vector<const ir::Value *> inputs = userInputs(graph_);
+    std::vector<const ir::Value *> weights = weightInputs(graph_);
+
+    CodeWriter code;
+    code.line("// " + name_ + ".cpp: the model compiled by thunderc from " + options_.sourceName +
+              ". Generated; do not edit.");
+    code.line("#include \"" + name_ + ".h\"");
+    code.line();
+    code.line("#include <algorithm>");
+    code.line("#include <cmath>");
+    code.line("#include <cstdint>");
+    code.line("#include <cstring>");
+    code.line("#include <limits>");
+    code.line("#include <new>");
+    code.line();
+    code.line("#include \"arena.h\"");
+    code.line("#include \"tc_kernels.h\"");
+    code.line("#include \"weights.h\"");
+    code.line();
+    code.open("struct " + name_ + "_model");
+    code.line("tc_weights *weights = nullptr;");
+    code.line("tc_tensor params[" + std::to_string(std::max<size_t>(weights.size(), 1)) + "] = {};");
+    code.close(";");
+    code.line();
+    code.open("struct " + name_ + "_context");
+    code.line("const " + name_ + "_model *model = nullptr;");
+    code.line("tc_arena *arena = nullptr;");
+    code.close(";");
+    code.line();
+    code.line("namespace {");
+    code.line();
+    code.line("constexpr size_t kAlign = 64;");
+    code.line("size_t alignUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }");
+    code.line();
+    code.open("struct Symbols");
+    for (const auto &[symbol, range] : graph_.symbols())
+      code.line("int64_t " + symbol + " = 0;");
+    code.close(";");
+    code.line();
+    code.open("struct WeightSpec");
+    code.line("const char *name;");
+    code.line("tc_dtype dtype;");
+    code.line("int32_t rank;");
+    code.line("int64_t shape[TC_MAX_RANK];");
+    code.close(";");
+    code.line();
+    code.line("const WeightSpec kWeights[] = {");
+    for (const ir::Value *weight : weights) {
+      std::vector<std::string> dims;
+      for (const ir::Dim &dim : weight->type().shape)
+        dims.push_back(std::to_string(dim.value()));
+      code.line("    {" + quote(weight->weightName()) + ", " + abiDType(weight->type().dtype) +
+                ", " + std::to_string(weight->type().rank()) + ", " + braceList(dims) + "},");
+    }
+    if (weights.empty())
+      code.line("    {\"\", TC_DTYPE_F32, 0, {0}},");
+    code.line("};");
+    code.line("constexpr size_t kNumWeights = " + std::to_string(weights.size()) + ";");
+    code.line("const char *const kInputNames[] = " +
+              [&] {
+                std::vector<std::string> names;
+                for (const ir::Value *input : inputs)
+                  names.push_back(quote(input->name()));
+                return braceList(names.empty() ? std::vector<std::string>{"\"\""} : names);
+              }() +
+              ";");
+    code.line();
+    emitBindInputs(code);
+    code.line();
+    emitOutputShapes(code);
+    code.line();
+    code.line("} // namespace");
+    code.line();
+    emitApi(code, inputs.size());
+    emitRun(code, state, body, inputs, weights);
+    return code.str();
+  }
+
+  void emitApi(CodeWriter &code, size_t numInputs) {
+    std::string n = name_;
+    code.line("int " + n + "_num_inputs(void) { return " + std::to_string(numInputs) + "; }");
+    code.line("int " + n + "_num_outputs(void) { return " +
+              std::to_string(graph_.outputs().size()) + "; }");
+    code.open("const char *" + n + "_input_name(int index)");
+    code.line("return index >= 0 && index < " + std::to_string(numInputs) +
+              " ? kInputNames[index] : nullptr;");
+    code.close();
+    code.line();
+    code.open("tc_status " + n + "_load(const char *weights_path, " + n +
+              "_model **out, tc_error *err)");
+    code.line("tc_error_clear(err);");
+    code.open("if (out == nullptr || weights_path == nullptr)");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+              "_load: null argument\");");
+    code.close();
+    code.line("*out = nullptr;");
+    code.line(n + "_model *model = new (std::nothrow) " + n + "_model();");
+    code.open("if (model == nullptr)");
+    code.line("return tc_error_setf(err, TC_ERROR_OUT_OF_MEMORY, \"" + n +
+              "_load: out of memory\");");
+    code.close();
+    code.line("tc_status status = tc_weights_open(weights_path, &model->weights, err);");
+    code.open("for (size_t i = 0; status == TC_OK && i < kNumWeights; ++i)");
+    code.line("const WeightSpec &spec = kWeights[i];");
+    code.line("status = tc_weights_find_expected(model->weights, spec.name, spec.dtype, "
+              "spec.rank, spec.shape, &model->params[i], err);");
+    code.close();
+    code.open("if (status != TC_OK)");
+    code.line(n + "_free(model);");
+    code.line("return status;");
+    code.close();
+    code.line("*out = model;");
+    code.line("return TC_OK;");
+    code.close();
+    code.line();
+    code.open("void " + n + "_free(" + n + "_model *model)");
+    code.open("if (model != nullptr)");
+    code.line("tc_weights_close(model->weights);");
+    code.close();
+    code.line("delete model;");
+    code.close();
+    code.line();
+    code.open("tc_status " + n + "_context_create(const " + n + "_model *model, " + n +
+              "_context **out, tc_error *err)");
+    code.line("tc_error_clear(err);");
+    code.open("if (model == nullptr || out == nullptr)");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+              "_context_create: null argument\");");
+    code.close();
+    code.line("*out = new (std::nothrow) " + n + "_context();");
+    code.open("if (*out == nullptr)");
+    code.line("return tc_error_setf(err, TC_ERROR_OUT_OF_MEMORY, \"" + n +
+              "_context_create: out of memory\");");
+    code.close();
+    code.line("(*out)->model = model;");
+    code.line("return TC_OK;");
+    code.close();
+    code.line();
+    code.open("void " + n + "_context_destroy(" + n + "_context *context)");
+    code.open("if (context != nullptr)");
+    code.line("tc_arena_destroy(context->arena);");
+    code.close();
+    code.line("delete context;");
+    code.close();
+    code.line();
+    code.open("tc_status " + n + "_output_shapes(const tc_tensor *inputs, int num_inputs, " +
+              "tc_tensor *outputs, int num_outputs, tc_error *err)");
+    code.line("tc_error_clear(err);");
+    code.line("Symbols sym;");
+    code.line("tc_status status = bindInputs(inputs, num_inputs, sym, err);");
+    code.open("if (status != TC_OK)");
+    code.line("tc_error_prefixf(err, \"" + n + "_output_shapes: \");");
+    code.line("return status;");
+    code.close();
+    code.open("if (num_outputs != " + std::to_string(graph_.outputs().size()) +
+              " || outputs == nullptr)");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+              "_output_shapes: expected " + std::to_string(graph_.outputs().size()) +
+              " output(s), got %d\", num_outputs);");
+    code.close();
+    code.line("fillOutputShapes(sym, outputs);");
+    code.line("return TC_OK;");
+    code.close();
+    code.line();
+  }
+
+  void emitRun(CodeWriter &code, EmitState &state, const CodeWriter &body,
+               const std::vector<const ir::Value *> &inputs,
+               const std::vector<const ir::Value *> &weights) {
+    std::string n = name_;
+    size_t numOutputs = graph_.outputs().size();
+    code.open("tc_status " + n + "_run(" + n + "_context *context, const tc_tensor *inputs, " +
+              "int num_inputs, tc_tensor *outputs, int num_outputs, tc_error *err)");
+    code.line("tc_error_clear(err);");
+    code.open("if (context == nullptr)");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+              "_run: null context\");");
+    code.close();
+    code.line("Symbols sym;");
+    code.line("tc_status status = bindInputs(inputs, num_inputs, sym, err);");
+    code.open("if (status != TC_OK)");
+    code.line("tc_error_prefixf(err, \"" + n + "_run: \");");
+    code.line("return status;");
+    code.close();
+    code.open("if (num_outputs != " + std::to_string(numOutputs) + " || outputs == nullptr)");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n + "_run: expected " +
+              std::to_string(numOutputs) + " output(s), got %d\", num_outputs);");
+    code.close();
+    code.line("tc_tensor expected[" + std::to_string(std::max<size_t>(numOutputs, 1)) + "] = {};");
+    code.line("fillOutputShapes(sym, expected);");
+    code.open("for (int i = 0; i < " + std::to_string(numOutputs) + "; ++i)");
+    code.open("if (outputs[i].dtype != expected[i].dtype)");
+    code.line("return tc_error_setf(err, TC_ERROR_DTYPE_MISMATCH, \"" + n +
+              "_run: output %d: dtype %s, expected %s\", i, tc_dtype_name(outputs[i].dtype), "
+              "tc_dtype_name(expected[i].dtype));");
+    code.close();
+    code.line("bool sameShape = outputs[i].rank == expected[i].rank;");
+    code.line("int64_t count = 1;");
+    code.open("for (int d = 0; sameShape && d < expected[i].rank; ++d)");
+    code.line("sameShape = outputs[i].shape[d] == expected[i].shape[d];");
+    code.line("count *= expected[i].shape[d];");
+    code.close();
+    code.open("if (!sameShape)");
+    code.line("return tc_error_setf(err, TC_ERROR_SHAPE_MISMATCH, \"" + n +
+              "_run: output %d has the wrong shape (see " + n + "_output_shapes)\", i);");
+    code.close();
+    code.open("if (outputs[i].data == nullptr && count > 0)");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+              "_run: output %d: data is null\", i);");
+    code.close();
+    code.close();
+    code.line();
+    code.line("// Arena layout for this run's sizes: one 64-byte aligned slot per value.");
+    code.line("size_t bytes = 0;");
+    std::vector<std::pair<std::string, std::string>> slots; // pointer name, type
+    for (const auto &node : graph_.nodes())
+      for (int r = 0; r < node->numResults(); ++r) {
+        const ir::Value *value = node->result(r);
+        std::string type = cppType(value->type().dtype);
+        code.line("const size_t off_" + state.ptr(value) + " = bytes;");
+        code.line("bytes += alignUp(size_t(" + productExpr(value->type().shape) + ") * sizeof(" +
+                  type + "));");
+        slots.push_back({state.ptr(value), type});
+      }
+    for (const EmitState::Slot &slot : state.workspaces()) {
+      code.line("const size_t off_" + slot.name + " = bytes;");
+      code.line("bytes += alignUp(size_t(" + slot.elements + ") * sizeof(" + slot.type + "));");
+      slots.push_back({slot.name, slot.type});
+    }
+    code.open("if (context->arena == nullptr || tc_arena_size(context->arena) < bytes)");
+    code.line("tc_arena_destroy(context->arena);");
+    code.line("context->arena = nullptr;");
+    code.line("status = tc_arena_create(std::max(bytes, kAlign), &context->arena, err);");
+    code.open("if (status != TC_OK)");
+    code.line("tc_error_prefixf(err, \"" + n + "_run: \");");
+    code.line("return status;");
+    code.close();
+    code.close();
+    code.line("unsigned char *base = static_cast<unsigned char *>(tc_arena_base(context->arena));");
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::string type = cppType(inputs[i]->type().dtype);
+      code.line("[[maybe_unused]] const " + type + " *in" + std::to_string(i) + " = static_cast<const " + type +
+                " *>(inputs[" + std::to_string(i) + "].data);");
+    }
+    for (size_t i = 0; i < weights.size(); ++i) {
+      std::string type = cppType(weights[i]->type().dtype);
+      code.line("[[maybe_unused]] const " + type + " *w" + std::to_string(i) + " = static_cast<const " + type +
+                " *>(context->model->params[" + std::to_string(i) + "].data);");
+    }
+    for (const auto &[pointer, type] : slots)
+      code.line(type + " *" + pointer + " = reinterpret_cast<" + type + " *>(base + off_" +
+                pointer + ");");
+    code.line();
+    code.raw(body.str());
+    code.line();
+    code.line("// Results to the caller's buffers.");
+    for (size_t i = 0; i < numOutputs; ++i) {
+      const ir::Value *output = graph_.outputs()[i];
+      code.line("std::memcpy(outputs[" + std::to_string(i) + "].data, " + state.ptr(output) +
+                ", size_t(" + productExpr(output->type().shape) + ") * sizeof(" +
+                cppType(output->type().dtype) + "));");
+    }
+    code.line("return TC_OK;");
+    code.close();
+  }
+
+  std::string runner() {
+    std::string n = name_;
+    CodeWriter code;
+    code.line("// " + n + "_run.cpp: the command-line runner of " + n +
+              " (see runtime/runner.h). Generated; do not edit.");
+    code.line("#include \"" + n + ".h\"");
+    code.line("#include \"runner.h\"");
+    code.line();
+    code.line("#ifndef TC_DEFAULT_WEIGHTS");
+    code.line("#define TC_DEFAULT_WEIGHTS \"weights.bin\"");
+    code.line("#endif");
+    code.line();
+    code.line("namespace {");
+    code.open("tc_status load(const char *path, void **model, tc_error *err)");
+    code.line(n + "_model *typed = nullptr;");
+    code.line("tc_status status = " + n + "_load(path, &typed, err);");
+    code.line("*model = typed;");
+    code.line("return status;");
+    code.close();
+    code.line("void freeModel(void *model) { " + n + "_free(static_cast<" + n +
+              "_model *>(model)); }");
+    code.open("tc_status createContext(const void *model, void **context, tc_error *err)");
+    code.line(n + "_context *typed = nullptr;");
+    code.line("tc_status status = " + n + "_context_create(static_cast<const " + n +
+              "_model *>(model), &typed, err);");
+    code.line("*context = typed;");
+    code.line("return status;");
+    code.close();
+    code.line("void destroyContext(void *context) { " + n + "_context_destroy(static_cast<" + n +
+              "_context *>(context)); }");
+    code.open("tc_status run(void *context, const tc_tensor *inputs, int num_inputs, "
+              "tc_tensor *outputs, int num_outputs, tc_error *err)");
+    code.line("return " + n + "_run(static_cast<" + n +
+              "_context *>(context), inputs, num_inputs, outputs, num_outputs, err);");
+    code.close();
+    code.line("} // namespace");
+    code.line();
+    code.open("int main(int argc, char **argv)");
+    code.line("tc_model_api api = {};");
+    code.line("api.name = \"" + n + "\";");
+    code.line("api.num_inputs = " + n + "_num_inputs();");
+    code.line("api.num_outputs = " + n + "_num_outputs();");
+    code.line("api.input_name = " + n + "_input_name;");
+    code.line("api.load = load;");
+    code.line("api.free_model = freeModel;");
+    code.line("api.context_create = createContext;");
+    code.line("api.context_destroy = destroyContext;");
+    code.line("api.output_shapes = " + n + "_output_shapes;");
+    code.line("api.run = run;");
+    code.line("return tc_runner_main(argc, argv, &api, TC_DEFAULT_WEIGHTS);");
+    code.close();
+    return code.str();
+  }
+
+  const ir::Graph &graph_;
+  const EmitOptions &options_;
+  std::string name_;
+  std::map<std::string, std::pair<size_t, size_t>> bindings_; ///< symbol -> (input, dim)
+};
+
+} // namespace
+
+Expected<std::map<std::string, std::string>> emitModelSources(const ir::Graph &graph,
+                                                              const EmitOptions &options) {
+  return HostEmitter(graph, options).run();
+}
+
+} // namespace thunderc::cuda

@@ -1,0 +1,26 @@
+// Lowers a verified graph to the C++ sources of a bundle: the model's public C header, its
+// implementation (schedule, shape arithmetic, arena layout, one loop nest or kernel call per
+// node) and its runner.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ir/graph.h"
+#include "ir/status.h"
+
+namespace thunderc::cuda {
+
+struct EmitOptions {
+  std::string name;       ///< C identifier used for files, symbols and targets ("mlp")
+  std::string sourceName; ///< the input file, quoted in generated comments (basename only)
+};
+
+/// Returns file name -> contents for `<name>.h`, `<name>.cpp` and `<name>_run.cpp`.
+/// Unsupported (ErrorKind::Unsupported) when the graph still holds aten_call nodes (every
+/// such node is listed with its source line, one per line), when a symbol cannot be bound
+/// from a plain input dim, or when an op's attributes are outside what the kernels handle.
+Expected<std::map<std::string, std::string>> emitModelSources(const ir::Graph &graph,
+                                                              const EmitOptions &options);
+
+} // namespace thunderc::cuda

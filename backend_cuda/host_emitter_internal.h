@@ -1,0 +1,72 @@
+// State shared by the host emitter's driver (host_emitter.cpp) and its per-op lowering
+// (host_ops.cpp, host_ops_nn.cpp). Private to backend_cuda/.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backend_cuda/code_writer.h"
+#include "ir/graph.h"
+#include "ir/status.h"
+
+namespace thunderc::cuda {
+
+/// What the per-op lowering needs while writing one node.
+class EmitState {
+public:
+  explicit EmitState(CodeWriter &code) : code_(code) {}
+
+  CodeWriter &code() { return code_; }
+  /// The C++ pointer variable holding `value`'s data ("v7").
+  const std::string &ptr(const ir::Value *value) const;
+  void setPtr(const ir::Value *value, std::string name) { pointers_[value] = std::move(name); }
+
+  /// Reserves an arena slot of `elements` (a C++ expression) values of `type` for the node
+  /// being emitted and returns the pointer variable's name. The driver lays slots out.
+  std::string workspace(const std::string &type, const std::string &elements);
+
+  /// Slots requested so far: (pointer name, element type, element-count expression).
+  struct Slot {
+    std::string name;
+    std::string type;
+    std::string elements;
+  };
+  const std::vector<Slot> &workspaces() const { return workspaces_; }
+  /// Code that runs the workspaces' declarations needs: emitted before the node body.
+  std::vector<std::string> &pendingDeclarations() { return pending_; }
+
+private:
+  CodeWriter &code_;
+  std::map<const ir::Value *, std::string> pointers_;
+  std::vector<Slot> workspaces_;
+  std::vector<std::string> pending_;
+};
+
+/// Writes the code of one node (inside the run function, after its operands' pointers and
+/// its results' pointers are declared). Unsupported for attribute combinations the kernels
+/// do not handle.
+Status emitNode(const ir::Node &node, EmitState &state);
+
+// ---- helpers shared by the per-op files ----
+
+/// C++ expressions of a type's dims.
+std::vector<std::string> dimExprs(const ir::TensorType &type);
+/// Contiguous row-major strides of `shape` as C++ expressions.
+std::vector<std::string> contiguousStrideExprs(const ir::Shape &shape);
+/// Product of dims [begin, end) of a shape.
+std::string productRange(const ir::Shape &shape, size_t begin, size_t end);
+
+/// Writes `tc::strided_copy` of `in` (shape of `inType`) viewed through `strides`/`offset`
+/// into the contiguous `out` of shape `outShape`.
+void emitStridedCopy(EmitState &state, const std::string &type, const std::string &in,
+                     const std::string &offset, const std::vector<std::string> &strides,
+                     const std::vector<std::string> &outShape, const std::string &out);
+
+/// Strides of `operand` broadcast to `resultShape` (0 for broadcast dims and missing
+/// leading dims).
+std::vector<std::string> broadcastStrides(const ir::Shape &operand, const ir::Shape &result);
+
+Status emitNnNode(const ir::Node &node, EmitState &state);
+
+} // namespace thunderc::cuda

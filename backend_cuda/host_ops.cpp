@@ -1,0 +1,411 @@
+// Per-node lowering for the host target: elementwise loop nests (the scalar expression per op
+// lives here, once), data movement as strided copies, constants and reductions. Library-style
+// ops (GEMM, convolution, normalization, attention, pooling) are in host_ops_nn.cpp.
+#include <algorithm>
+#include <numeric>
+
+#include "backend_cuda/host_emitter_internal.h"
+#include "ir/printer.h"
+
+namespace thunderc::cuda {
+
+const std::string &EmitState::ptr(const ir::Value *value) const {
+  auto it = pointers_.find(value);
+  TC_CHECK(it != pointers_.end(), "value without a pointer: " + value->name());
+  return it->second;
+}
+
+std::string EmitState::workspace(const std::string &type, const std::string &elements) {
+  std::string name = "ws" + std::to_string(workspaces_.size());
+  workspaces_.push_back({name, type, elements});
+  return name;
+}
+
+std::vector<std::string> dimExprs(const ir::TensorType &type) {
+  std::vector<std::string> dims;
+  for (const ir::Dim &dim : type.shape)
+    dims.push_back(dimExpr(dim));
+  return dims;
+}
+
+std::string productRange(const ir::Shape &shape, size_t begin, size_t end) {
+  return productExpr(std::vector<ir::Dim>(shape.begin() + static_cast<long>(begin),
+                                          shape.begin() + static_cast<long>(end)));
+}
+
+std::vector<std::string> contiguousStrideExprs(const ir::Shape &shape) {
+  std::vector<std::string> strides(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i)
+    strides[i] = productRange(shape, i + 1, shape.size());
+  return strides;
+}
+
+std::vector<std::string> broadcastStrides(const ir::Shape &operand, const ir::Shape &result) {
+  std::vector<std::string> contiguous = contiguousStrideExprs(operand);
+  std::vector<std::string> strides(result.size(), "int64_t(0)");
+  size_t offset = result.size() - operand.size();
+  for (size_t i = 0; i < operand.size(); ++i) {
+    bool broadcast = operand[i] == ir::Dim(1) && !(result[i + offset] == ir::Dim(1));
+    strides[i + offset] = broadcast ? "int64_t(0)" : contiguous[i];
+  }
+  return strides;
+}
+
+void emitStridedCopy(EmitState &state, const std::string &type, const std::string &in,
+                     const std::string &offset, const std::vector<std::string> &strides,
+                     const std::vector<std::string> &outShape, const std::string &out) {
+  CodeWriter &code = state.code();
+  code.open("");
+  code.line("const int64_t strides[] = " + braceList(strides) + ";");
+  code.line("const int64_t shape[] = " + braceList(outShape) + ";");
+  code.line("tc::strided_copy<" + type + ">(" + in + ", " + offset + ", strides, " +
+            std::to_string(outShape.size()) + ", shape, " + out + ");");
+  code.close();
+}
+
+namespace {
+
+using ir::OpKind;
+
+std::string ctype(const ir::Value *value) { return cppType(value->type().dtype); }
+
+// The scalar expression of an elementwise op over operands a, b, c (already in compute type).
+Expected<std::string> scalarExpression(const ir::Node &node) {
+  const ir::AttrMap &attrs = node.attrs();
+  switch (node.op()) {
+  case OpKind::Neg: return std::string("-a");
+  case OpKind::Abs: return std::string("(a < 0 ? -a : a)");
+  case OpKind::Relu: return std::string("tc::relu(a)");
+  case OpKind::Sigmoid: return std::string("tc::sigmoid(a)");
+  case OpKind::Tanh: return std::string("std::tanh(a)");
+  case OpKind::Exp: return std::string("std::exp(a)");
+  case OpKind::Log: return std::string("std::log(a)");
+  case OpKind::Sqrt: return std::string("std::sqrt(a)");
+  case OpKind::Rsqrt: return std::string("tc::rsqrt(a)");
+  case OpKind::Reciprocal: return std::string("tc::reciprocal(a)");
+  case OpKind::Erf: return std::string("std::erf(a)");
+  case OpKind::Sin: return std::string("std::sin(a)");
+  case OpKind::Cos: return std::string("std::cos(a)");
+  case OpKind::Floor: return std::string("std::floor(a)");
+  case OpKind::Ceil: return std::string("std::ceil(a)");
+  case OpKind::Silu: return std::string("tc::silu(a)");
+  case OpKind::Hardswish: return std::string("tc::hardswish(a)");
+  case OpKind::Hardsigmoid: return std::string("tc::hardsigmoid(a)");
+  case OpKind::Gelu:
+    return std::string(attrs.getStr("approximate") == "tanh" ? "tc::gelu_tanh(a)"
+                                                              : "tc::gelu_erf(a)");
+  case OpKind::Clamp: {
+    std::string expr = "a";
+    if (attrs.has("min"))
+      expr = "tc::clamp_min(" + expr + ", A(" + doubleLiteral(attrs.getFloat("min")) + "))";
+    if (attrs.has("max"))
+      expr = "tc::clamp_max(" + expr + ", A(" + doubleLiteral(attrs.getFloat("max")) + "))";
+    return expr;
+  }
+  case OpKind::LogicalNot: return std::string("!(a != A(0))");
+  case OpKind::Cast:
+  case OpKind::Copy: return std::string("a");
+  case OpKind::Add: return std::string("a + b");
+  case OpKind::Sub: return std::string("a - b");
+  case OpKind::Mul: return std::string("a * b");
+  case OpKind::Div: return std::string("a / b");
+  case OpKind::FloorDivide: return std::string("tc::floor_divide(a, b)");
+  case OpKind::Remainder: return std::string("tc::py_mod(a, b)");
+  case OpKind::Pow: return std::string("tc::pow_(a, b)");
+  case OpKind::Maximum: return std::string("tc::maximum(a, b)");
+  case OpKind::Minimum: return std::string("tc::minimum(a, b)");
+  case OpKind::Eq: return std::string("a == b");
+  case OpKind::Ne: return std::string("a != b");
+  case OpKind::Lt: return std::string("a < b");
+  case OpKind::Le: return std::string("a <= b");
+  case OpKind::Gt: return std::string("a > b");
+  case OpKind::Ge: return std::string("a >= b");
+  case OpKind::LogicalAnd: return std::string("(a != A(0)) && (b != A(0))");
+  case OpKind::LogicalOr: return std::string("(a != A(0)) || (b != A(0))");
+  case OpKind::Where: return std::string("c0 ? a : b");
+  default: break;
+  }
+  return unsupported("no scalar expression for op " + std::string(ir::opName(node.op())));
+}
+
+// One loop nest over the result: loads each operand through its broadcast strides, computes
+// in the operands' compute type `A`, stores in the result type.
+Status emitElementwise(const ir::Node &node, EmitState &state) {
+  TC_ASSIGN_OR_RETURN(std::string expression, scalarExpression(node));
+  CodeWriter &code = state.code();
+  const ir::Value *result = node.result();
+  const ir::Shape &shape = result->type().shape;
+  bool isWhere = node.op() == OpKind::Where;
+  const ir::Value *first = node.operand(isWhere ? 1 : 0);
+  code.open("");
+  if (node.op() != OpKind::Cast)
+    code.line("using A = " + computeType(first->type().dtype) + ";");
+  std::vector<std::string> dims = dimExprs(result->type());
+  for (size_t i = 0; i < dims.size(); ++i)
+    code.line("const int64_t d" + std::to_string(i) + " = " + dims[i] + ";");
+  // Operand index expressions: `o` when the operand has the result's shape.
+  std::vector<std::string> indices;
+  for (int k = 0; k < node.numOperands(); ++k) {
+    const ir::Shape &operandShape = node.operand(k)->type().shape;
+    if (operandShape == shape) {
+      indices.push_back("o");
+      continue;
+    }
+    std::vector<std::string> strides = broadcastStrides(operandShape, shape);
+    std::string index;
+    for (size_t i = 0; i < strides.size(); ++i) {
+      std::string name = "st" + std::to_string(k) + "_" + std::to_string(i);
+      code.line("const int64_t " + name + " = " + strides[i] + ";");
+      index += (index.empty() ? "" : " + ") + ("i" + std::to_string(i) + " * " + name);
+    }
+    indices.push_back(index.empty() ? "0" : index);
+  }
+  code.line("int64_t o = 0;");
+  for (size_t i = 0; i < dims.size(); ++i)
+    code.open("for (int64_t i" + std::to_string(i) + " = 0; i" + std::to_string(i) + " < d" +
+              std::to_string(i) + "; ++i" + std::to_string(i) + ")");
+  if (dims.empty())
+    code.open("");
+  static const char *kNames[] = {"a", "b"};
+  for (int k = 0; k < node.numOperands(); ++k) {
+    const ir::Value *operand = node.operand(k);
+    std::string load = state.ptr(operand) + "[" + indices[static_cast<size_t>(k)] + "]";
+    if (isWhere && k == 0) {
+      code.line("const bool c0 = tc::cast<bool>(" + load + ");");
+      continue;
+    }
+    std::string name = kNames[isWhere ? k - 1 : k];
+    std::string type = node.op() == OpKind::Cast ? computeType(operand->type().dtype) : "A";
+    code.line("const " + type + " " + name + " = tc::cast<" + type + ">(" + load + ");");
+  }
+  code.line(state.ptr(result) + "[o] = tc::cast<" + ctype(result) + ">(" + expression + ");");
+  code.line("++o;");
+  for (size_t i = 0; i < std::max<size_t>(dims.size(), 1); ++i)
+    code.close();
+  code.line("(void)o;");
+  code.close();
+  return Status::success();
+}
+
+// A copy with the same element order (reshape, squeeze, unsqueeze).
+void emitContiguousCopy(const ir::Node &node, EmitState &state) {
+  const ir::Value *result = node.result();
+  state.code().line("std::copy(" + state.ptr(node.operand(0)) + ", " +
+                    state.ptr(node.operand(0)) + " + " + productExpr(result->type().shape) +
+                    ", " + state.ptr(result) + ");");
+}
+
+// permute, expand, slice, select: one strided gather from the operand.
+void emitView(const ir::Node &node, EmitState &state) {
+  const ir::Value *input = node.operand(0);
+  const ir::Value *result = node.result();
+  const ir::AttrMap &attrs = node.attrs();
+  std::vector<std::string> strides = contiguousStrideExprs(input->type().shape);
+  std::string offset = "int64_t(0)";
+  switch (node.op()) {
+  case OpKind::Permute: {
+    std::vector<std::string> permuted;
+    for (int64_t dim : attrs.getInts("dims"))
+      permuted.push_back(strides[static_cast<size_t>(dim)]);
+    strides = permuted;
+    break;
+  }
+  case OpKind::Expand:
+    strides = broadcastStrides(input->type().shape, result->type().shape);
+    break;
+  case OpKind::Slice: {
+    auto dim = static_cast<size_t>(attrs.getInt("dim"));
+    offset = "int64_t(" + std::to_string(attrs.getInt("start")) + ") * " + strides[dim];
+    strides[dim] = "int64_t(" + std::to_string(attrs.getInt("step")) + ") * " + strides[dim];
+    break;
+  }
+  case OpKind::Select: {
+    auto dim = static_cast<size_t>(attrs.getInt("dim"));
+    offset = "int64_t(" + std::to_string(attrs.getInt("index")) + ") * " + strides[dim];
+    strides.erase(strides.begin() + static_cast<long>(dim));
+    break;
+  }
+  default:
+    TC_CHECK(false, "emitView on a non-view op");
+  }
+  emitStridedCopy(state, ctype(result), state.ptr(input), offset, strides,
+                  dimExprs(result->type()), state.ptr(result));
+}
+
+void emitSplit(const ir::Node &node, EmitState &state) {
+  const ir::Value *input = node.operand(0);
+  auto dim = static_cast<size_t>(node.attrs().getInt("dim"));
+  std::vector<std::string> strides = contiguousStrideExprs(input->type().shape);
+  std::string start = "int64_t(0)";
+  for (int i = 0; i < node.numResults(); ++i) {
+    const ir::Value *piece = node.result(i);
+    emitStridedCopy(state, ctype(piece), state.ptr(input), start + " * " + strides[dim],
+                    strides, dimExprs(piece->type()), state.ptr(piece));
+    start = "(" + start + " + " + dimExpr(piece->type().shape[dim]) + ")";
+  }
+}
+
+void emitConcat(const ir::Node &node, EmitState &state) {
+  const ir::Value *result = node.result();
+  auto dim = static_cast<size_t>(node.attrs().getInt("dim"));
+  std::vector<std::string> strides = contiguousStrideExprs(result->type().shape);
+  std::string start = "int64_t(0)";
+  CodeWriter &code = state.code();
+  for (const ir::Value *operand : node.operands()) {
+    code.open("");
+    code.line("const int64_t strides[] = " + braceList(strides) + ";");
+    code.line("const int64_t shape[] = " + braceList(dimExprs(operand->type())) + ";");
+    code.line("tc::strided_store<" + ctype(result) + ">(" + state.ptr(operand) + ", " +
+              std::to_string(strides.size()) + ", shape, " + state.ptr(result) + ", " + start +
+              " * " + strides[dim] + ", strides);");
+    code.close();
+    start = "(" + start + " + " + dimExpr(operand->type().shape[dim]) + ")";
+  }
+}
+
+void emitTriangle(const ir::Node &node, EmitState &state) {
+  const ir::Shape &shape = node.result()->type().shape;
+  size_t rank = shape.size();
+  state.code().line("tc::triangle<" + ctype(node.result()) + ">(" +
+                    state.ptr(node.operand(0)) + ", " + productRange(shape, 0, rank - 2) + ", " +
+                    dimExpr(shape[rank - 2]) + ", " + dimExpr(shape[rank - 1]) + ", " +
+                    std::to_string(node.attrs().getInt("diagonal")) + ", " +
+                    (node.op() == OpKind::Triu ? "true" : "false") + ", " +
+                    state.ptr(node.result()) + ");");
+}
+
+void emitConstant(const ir::Node &node, EmitState &state) {
+  const ir::Value *result = node.result();
+  std::string count = productExpr(result->type().shape);
+  if (node.op() == OpKind::Full) {
+    state.code().line("tc::fill<" + ctype(result) + ">(" + state.ptr(result) + ", " + count +
+                      ", " + doubleLiteral(node.attrs().getFloat("value")) + ");");
+    return;
+  }
+  state.code().line("tc::arange<" + ctype(result) + ">(" + state.ptr(result) + ", " + count +
+                    ", " + doubleLiteral(node.attrs().getFloat("start")) + ", " +
+                    doubleLiteral(node.attrs().getFloat("step")) + ");");
+}
+
+// Reductions run over the middle axis of [outer, extent, inner]. Reduced dims that are not
+// adjacent are first moved last by a strided copy into a workspace.
+void emitReduction(const ir::Node &node, EmitState &state) {
+  const ir::Value *input = node.operand(0);
+  const ir::Value *result = node.result();
+  const ir::Shape &shape = input->type().shape;
+  std::vector<int64_t> dims = node.op() == OpKind::Argmax
+                                  ? std::vector<int64_t>{node.attrs().getInt("dim")}
+                                  : node.attrs().getInts("dims");
+  if (dims.empty()) {
+    dims.resize(shape.size());
+    std::iota(dims.begin(), dims.end(), 0);
+  }
+  std::sort(dims.begin(), dims.end());
+  std::string source = state.ptr(input);
+  std::string outer, extent, inner;
+  bool adjacent = dims.empty() || dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+  if (adjacent && !dims.empty()) {
+    outer = productRange(shape, 0, static_cast<size_t>(dims.front()));
+    extent = productRange(shape, static_cast<size_t>(dims.front()),
+                          static_cast<size_t>(dims.back()) + 1);
+    inner = productRange(shape, static_cast<size_t>(dims.back()) + 1, shape.size());
+  } else if (dims.empty()) {
+    outer = productExpr(shape);
+    extent = "int64_t(1)";
+    inner = "int64_t(1)";
+  } else {
+    std::vector<std::string> contiguous = contiguousStrideExprs(shape);
+    std::vector<std::string> strides, order;
+    std::vector<ir::Dim> kept, reduced;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (std::binary_search(dims.begin(), dims.end(), static_cast<int64_t>(i)))
+        continue;
+      strides.push_back(contiguous[i]);
+      order.push_back(dimExpr(shape[i]));
+      kept.push_back(shape[i]);
+    }
+    for (int64_t dim : dims) {
+      strides.push_back(contiguous[static_cast<size_t>(dim)]);
+      order.push_back(dimExpr(shape[static_cast<size_t>(dim)]));
+      reduced.push_back(shape[static_cast<size_t>(dim)]);
+    }
+    source = state.workspace(ctype(input), productExpr(shape));
+    emitStridedCopy(state, ctype(input), state.ptr(input), "int64_t(0)", strides, order, source);
+    outer = productExpr(kept);
+    extent = productExpr(reduced);
+    inner = "int64_t(1)";
+  }
+  std::string args = source + ", " + outer + ", " + extent + ", " + inner + ", ";
+  std::string out = state.ptr(result);
+  std::string inType = ctype(input);
+  switch (node.op()) {
+  case OpKind::Any:
+    state.code().line("tc::reduce_any<" + inType + ">(" + args + out + ");");
+    return;
+  case OpKind::Var:
+    state.code().line("tc::variance<" + inType + ">(" + args +
+                      doubleLiteral(node.attrs().getFloat("correction")) + ", " + out + ");");
+    return;
+  case OpKind::Argmax:
+    state.code().line("tc::argmax<" + inType + ">(" + args + out + ");");
+    return;
+  default:
+    break;
+  }
+  static const std::map<OpKind, std::string> kKinds = {{OpKind::Sum, "sum"},
+                                                       {OpKind::Mean, "mean"},
+                                                       {OpKind::Amax, "amax"},
+                                                       {OpKind::Amin, "amin"},
+                                                       {OpKind::Prod, "prod"}};
+  state.code().line("tc::reduce<" + inType + ", " + ctype(result) + ">(tc::reduce_kind::" +
+                    kKinds.at(node.op()) + ", " + args + out + ");");
+}
+
+} // namespace
+
+Status emitNode(const ir::Node &node, EmitState &state) {
+  state.code().line("// " + ir::printNode(node));
+  if (hasTrait(node.op(), ir::kElementwise))
+    return emitElementwise(node, state);
+  switch (node.op()) {
+  case OpKind::Reshape:
+  case OpKind::Squeeze:
+  case OpKind::Unsqueeze:
+    emitContiguousCopy(node, state);
+    return Status::success();
+  case OpKind::Permute:
+  case OpKind::Expand:
+  case OpKind::Slice:
+  case OpKind::Select:
+    emitView(node, state);
+    return Status::success();
+  case OpKind::Split:
+    emitSplit(node, state);
+    return Status::success();
+  case OpKind::Concat:
+    emitConcat(node, state);
+    return Status::success();
+  case OpKind::Tril:
+  case OpKind::Triu:
+    emitTriangle(node, state);
+    return Status::success();
+  case OpKind::Full:
+  case OpKind::Arange:
+    emitConstant(node, state);
+    return Status::success();
+  case OpKind::Sum:
+  case OpKind::Mean:
+  case OpKind::Amax:
+  case OpKind::Amin:
+  case OpKind::Prod:
+  case OpKind::Any:
+  case OpKind::Var:
+  case OpKind::Argmax:
+    emitReduction(node, state);
+    return Status::success();
+  default:
+    return emitNnNode(node, state);
+  }
+}
+
+} // namespace thunderc::cuda

@@ -1,0 +1,21 @@
+// The portable CPU kernel library that every generated bundle includes: header-only C++17,
+// namespace tc, no dependency beyond the standard library (and <cblas.h> when the bundle
+// defines TC_USE_CBLAS). Generated code calls these routines with contiguous row-major
+// buffers; each routine computes what the reference interpreter (ir/interpreter*.cpp)
+// computes, within float rounding. One header per op family:
+//   tc_math.h              scalar helpers, half/bfloat16, cast (also compiled by nvcc)
+//   tc_kernels_shape.h     strided_copy/strided_store, triangle, fill, arange, embedding,
+//                          index_select
+//   tc_kernels_linalg.h    gemm (BLAS or loops), conv2d (im2col + gemm)
+//   tc_kernels_pool.h      max_pool2d, avg_pool2d, adaptive_avg_pool2d
+//   tc_kernels_reduce.h    reduce (sum/mean/amax/amin/prod), reduce_any, variance, argmax
+//   tc_kernels_nn.h        softmax, layer_norm, batch_norm, attention
+#pragma once
+
+#include "tc_math.h"
+
+#include "tc_kernels_linalg.h"
+#include "tc_kernels_nn.h"
+#include "tc_kernels_pool.h"
+#include "tc_kernels_reduce.h"
+#include "tc_kernels_shape.h"

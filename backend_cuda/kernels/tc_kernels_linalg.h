@@ -1,0 +1,211 @@
+// CPU kernels for GEMM and convolution. gemm calls cblas_sgemm/cblas_dgemm when the bundle is
+// built with TC_USE_CBLAS (then <cblas.h> must be on the include path); otherwise, and always
+// for f16/bf16 and integers, it runs plain loops accumulating in double. conv2d lowers to
+// im2col + gemm.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#if defined(TC_USE_CBLAS)
+#include <cblas.h>
+#endif
+
+#include "tc_kernels_common.h"
+#include "tc_math.h"
+
+namespace tc {
+
+/// The loop form of gemm (same contract), for every T; gemm uses it when no BLAS applies.
+/// Each output is an exact double sum over k in ascending order, rounded once to T. Walks n
+/// in stack-held blocks so that B and C are read row by row.
+template <typename T>
+void gemm_loops(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, int64_t a_batch_stride,
+                bool trans_a, const T *b, int64_t b_batch_stride, bool trans_b, double alpha,
+                double beta, T *c) {
+  constexpr int64_t kBlock = 64;
+  for (int64_t batch_index = 0; batch_index < batch; ++batch_index) {
+    const T *a_matrix = a + batch_index * a_batch_stride;
+    const T *b_matrix = b + batch_index * b_batch_stride;
+    T *c_matrix = c + batch_index * m * n;
+    for (int64_t i = 0; i < m; ++i) {
+      T *c_row = c_matrix + i * n;
+      for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
+        int64_t width = detail::min_count(kBlock, n - j0);
+        double sums[kBlock] = {};
+        for (int64_t p = 0; p < k; ++p) {
+          double a_value = cast<double>(trans_a ? a_matrix[p * m + i] : a_matrix[i * k + p]);
+          if (trans_b) {
+            const T *b_column = b_matrix + j0 * k + p;
+            for (int64_t j = 0; j < width; ++j)
+              sums[j] += a_value * cast<double>(b_column[j * k]);
+          } else {
+            const T *b_row = b_matrix + p * n + j0;
+            for (int64_t j = 0; j < width; ++j)
+              sums[j] += a_value * cast<double>(b_row[j]);
+          }
+        }
+        for (int64_t j = 0; j < width; ++j) {
+          double value = alpha * sums[j];
+          if (beta != 0.0)
+            value += beta * cast<double>(c_row[j0 + j]);
+          c_row[j0 + j] = cast<T>(value);
+        }
+      }
+    }
+  }
+}
+
+namespace detail {
+
+#if defined(TC_USE_CBLAS)
+/// One cblas_?gemm per batch entry; k == 0 is handled by the caller (BLAS wants lda >= 1).
+template <typename T>
+inline void gemm_cblas(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a,
+                       int64_t a_batch_stride, bool trans_a, const T *b, int64_t b_batch_stride,
+                       bool trans_b, double alpha, double beta, T *c) {
+  const CBLAS_TRANSPOSE op_a = trans_a ? CblasTrans : CblasNoTrans;
+  const CBLAS_TRANSPOSE op_b = trans_b ? CblasTrans : CblasNoTrans;
+  const auto lda = static_cast<int>(trans_a ? m : k);
+  const auto ldb = static_cast<int>(trans_b ? k : n);
+  const auto ldc = static_cast<int>(n);
+  for (int64_t index = 0; index < batch; ++index) {
+    const T *a_matrix = a + index * a_batch_stride;
+    const T *b_matrix = b + index * b_batch_stride;
+    T *c_matrix = c + index * m * n;
+    if constexpr (std::is_same<T, float>::value)
+      cblas_sgemm(CblasRowMajor, op_a, op_b, static_cast<int>(m), static_cast<int>(n),
+                  static_cast<int>(k), static_cast<float>(alpha), a_matrix, lda, b_matrix, ldb,
+                  static_cast<float>(beta), c_matrix, ldc);
+    else
+      cblas_dgemm(CblasRowMajor, op_a, op_b, static_cast<int>(m), static_cast<int>(n),
+                  static_cast<int>(k), alpha, a_matrix, lda, b_matrix, ldb, beta, c_matrix, ldc);
+  }
+}
+#endif
+
+} // namespace detail
+
+/// C[i] = alpha * op(A[i]) @ op(B[i]) + beta * C[i] for i < batch, with op(A[i]) [m, k] and
+/// op(B[i]) [k, n]: A[i] is a + i * a_batch_stride, stored [m, k] or, with trans_a, [k, m]
+/// (likewise B[i], [k, n] or [n, k]); a batch stride of 0 broadcasts one matrix. C is
+/// contiguous [batch, m, n]. beta == 0 means C is not read (NaNs in it are ignored); k == 0
+/// gives beta * C. With TC_USE_CBLAS, float and double call cblas_sgemm/cblas_dgemm (float
+/// accumulation for float, like PyTorch's CPU GEMM); everything else runs gemm_loops.
+template <typename T>
+void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, int64_t a_batch_stride,
+          bool trans_a, const T *b, int64_t b_batch_stride, bool trans_b, double alpha,
+          double beta, T *c) {
+  if (batch <= 0 || m <= 0 || n <= 0)
+    return;
+  // A batch of row-major A against one shared B is a single [batch * m, k] @ [k, n] product
+  // (linear on a [B, T, K] input): fewer, larger calls.
+  if (batch > 1 && b_batch_stride == 0 && !trans_a && a_batch_stride == m * k) {
+    m *= batch;
+    batch = 1;
+  }
+#if defined(TC_USE_CBLAS)
+  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+    if (k > 0) {
+      detail::gemm_cblas(batch, m, n, k, a, a_batch_stride, trans_a, b, b_batch_stride, trans_b,
+                         alpha, beta, c);
+      return;
+    }
+  }
+#endif
+  gemm_loops(batch, m, n, k, a, a_batch_stride, trans_a, b, b_batch_stride, trans_b, alpha, beta,
+             c);
+}
+
+/// Elements of T that conv2d needs in `workspace`: one im2col matrix of one group,
+/// [C / groups * KH * KW, OH * OW].
+inline int64_t conv2d_workspace_size(int64_t C, int64_t KH, int64_t KW, int64_t OH, int64_t OW,
+                                     int64_t groups) {
+  return (groups > 0 ? C / groups : C) * KH * KW * OH * OW;
+}
+
+namespace detail {
+
+/// Unfolds one group's input planes x [Cg, H, W] into columns [Cg * KH * KW, OH * OW]; taps
+/// that fall into the padding read 0. Per kernel column, the output columns whose input
+/// column is in bounds are computed once, so the inner loop is a plain strided copy.
+template <typename T>
+void im2col(const T *x, int64_t Cg, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t stride_h,
+            int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dil_h, int64_t dil_w,
+            int64_t OH, int64_t OW, T *columns) {
+  const T zero = cast<T>(0);
+  for (int64_t channel = 0; channel < Cg; ++channel) {
+    const T *plane = x + channel * H * W;
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        T *row = columns + ((channel * KH + kh) * KW + kw) * OH * OW;
+        int64_t shift = kw * dil_w - pad_w; // input column of output column 0
+        int64_t lo = shift >= 0 ? 0 : (-shift + stride_w - 1) / stride_w;
+        int64_t hi = W - shift <= 0 ? 0 : (W - shift - 1) / stride_w + 1;
+        lo = min_count(lo, OW);
+        hi = min_count(hi, OW);
+        if (hi < lo)
+          hi = lo;
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          T *target = row + oh * OW;
+          int64_t ih = oh * stride_h - pad_h + kh * dil_h;
+          if (ih < 0 || ih >= H) {
+            for (int64_t ow = 0; ow < OW; ++ow)
+              target[ow] = zero;
+            continue;
+          }
+          const T *source = plane + ih * W;
+          for (int64_t ow = 0; ow < lo; ++ow)
+            target[ow] = zero;
+          for (int64_t ow = lo; ow < hi; ++ow)
+            target[ow] = source[shift + ow * stride_w];
+          for (int64_t ow = hi; ow < OW; ++ow)
+            target[ow] = zero;
+        }
+      }
+    }
+  }
+}
+
+} // namespace detail
+
+/// 2-D convolution (cross-correlation, like PyTorch) of x [N, C, H, W] with weight
+/// [O, C / groups, KH, KW] and an optional bias [O] into y [N, O, OH, OW]; the caller
+/// computed OH/OW from stride, padding and dilation. Per image and group: im2col into
+/// `workspace` (conv2d_workspace_size elements; unused by 1x1 stride-1 unpadded
+/// convolutions), then one gemm into y, which is first filled with the bias.
+template <typename T>
+void conv2d(const T *x, int64_t N, int64_t C, int64_t H, int64_t W, const T *weight, int64_t O,
+            int64_t KH, int64_t KW, const T *bias, int64_t stride_h, int64_t stride_w,
+            int64_t pad_h, int64_t pad_w, int64_t dil_h, int64_t dil_w, int64_t groups, T *y,
+            int64_t OH, int64_t OW, T *workspace) {
+  const int64_t group_channels = C / groups;
+  const int64_t group_outputs = O / groups;
+  const int64_t taps = group_channels * KH * KW;
+  const int64_t pixels = OH * OW;
+  const bool pointwise = KH == 1 && KW == 1 && stride_h == 1 && stride_w == 1 && pad_h == 0 &&
+                         pad_w == 0 && OH == H && OW == W;
+  for (int64_t image = 0; image < N; ++image) {
+    for (int64_t group = 0; group < groups; ++group) {
+      const T *planes = x + (image * C + group * group_channels) * H * W;
+      T *outputs = y + (image * O + group * group_outputs) * pixels;
+      const T *columns = planes;
+      if (!pointwise) {
+        detail::im2col(planes, group_channels, H, W, KH, KW, stride_h, stride_w, pad_h, pad_w,
+                       dil_h, dil_w, OH, OW, workspace);
+        columns = workspace;
+      }
+      if (bias) {
+        for (int64_t o = 0; o < group_outputs; ++o) {
+          const T value = bias[group * group_outputs + o];
+          for (int64_t p = 0; p < pixels; ++p)
+            outputs[o * pixels + p] = value;
+        }
+      }
+      gemm<T>(1, group_outputs, pixels, taps, weight + group * group_outputs * taps, 0, false,
+              columns, 0, false, 1.0, bias ? 1.0 : 0.0, outputs);
+    }
+  }
+}
+
+} // namespace tc

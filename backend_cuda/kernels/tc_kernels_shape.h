@@ -1,0 +1,197 @@
+// CPU kernels for data movement: strided gather/scatter copies (every view op, broadcast and
+// concat), tril/triu, full, arange, embedding and index_select. Buffers are contiguous
+// row-major unless strides are given; strides and offsets count elements.
+#pragma once
+
+#include <cstdint>
+
+#include "tc_kernels_common.h"
+#include "tc_math.h"
+
+namespace tc {
+namespace detail {
+
+/// Ranks up to this collapse adjacent dims before copying; higher ranks copy uncollapsed.
+constexpr int kMaxCollapsedRank = 16;
+
+/// Walks a row-major index space `shape` (rank >= 1) with `strides`, calling
+/// row(offset, stride, count, linear) once per innermost row: elements linear .. linear+count-1
+/// of the index space sit at offset, offset+stride, ... on the strided side.
+template <typename Row>
+inline void walk_rows(int rank, const int64_t *shape, const int64_t *strides, int64_t offset,
+                      int64_t &linear, Row &row) {
+  if (rank == 1) {
+    row(offset, strides[0], shape[0], linear);
+    linear += shape[0];
+    return;
+  }
+  for (int64_t i = 0; i < shape[0]; ++i)
+    walk_rows(rank - 1, shape + 1, strides + 1, offset + i * strides[0], linear, row);
+}
+
+/// Calls row(...) as walk_rows does for the index space `shape` of `rank` (>= 1) dims, after
+/// dropping size-1 dims and merging dims that are contiguous with respect to `strides`, so a
+/// permute of a [.., 1] tensor or a slice of whole rows copies long rows. Nothing is called
+/// for an empty index space.
+template <typename Row>
+inline void for_each_row(int rank, const int64_t *shape, const int64_t *strides, int64_t offset,
+                         Row &&row) {
+  for (int k = 0; k < rank; ++k)
+    if (shape[k] == 0)
+      return;
+  int64_t linear = 0;
+  if (rank > kMaxCollapsedRank) {
+    walk_rows(rank, shape, strides, offset, linear, row);
+    return;
+  }
+  int64_t merged_shape[kMaxCollapsedRank];
+  int64_t merged_strides[kMaxCollapsedRank];
+  int merged = 0;
+  for (int k = 0; k < rank; ++k) {
+    if (shape[k] == 1)
+      continue;
+    if (merged > 0 && merged_strides[merged - 1] == strides[k] * shape[k]) {
+      merged_shape[merged - 1] *= shape[k];
+      merged_strides[merged - 1] = strides[k];
+      continue;
+    }
+    merged_shape[merged] = shape[k];
+    merged_strides[merged] = strides[k];
+    ++merged;
+  }
+  if (merged == 0) { // every dim has size 1: one element
+    merged_shape[0] = 1;
+    merged_strides[0] = 0;
+    merged = 1;
+  }
+  walk_rows(merged, merged_shape, merged_strides, offset, linear, row);
+}
+
+} // namespace detail
+
+/// out[i_0, .., i_{rank-1}] (contiguous, shape out_shape) =
+///   in[in_offset + sum_k i_k * in_strides[k]]: permute, expand/broadcast (stride 0), slice
+/// (offset and step strides), select, squeeze/unsqueeze. rank 0 copies one element; a size-0
+/// dim copies nothing. `in` and `out` must not overlap.
+template <typename T>
+void strided_copy(const T *in, int64_t in_offset, const int64_t *in_strides, int rank,
+                  const int64_t *out_shape, T *out) {
+  if (rank == 0) {
+    out[0] = in[in_offset];
+    return;
+  }
+  detail::for_each_row(rank, out_shape, in_strides, in_offset,
+                       [&](int64_t offset, int64_t stride, int64_t count, int64_t linear) {
+                         const T *source = in + offset;
+                         T *target = out + linear;
+                         if (stride == 1) {
+                           for (int64_t i = 0; i < count; ++i)
+                             target[i] = source[i];
+                           return;
+                         }
+                         for (int64_t i = 0; i < count; ++i)
+                           target[i] = source[i * stride];
+                       });
+}
+
+/// The scatter twin of strided_copy: out[out_offset + sum_k i_k * out_strides[k]] = in[i] for
+/// `in` contiguous with `shape`. Concat stores each operand into its window of the result.
+template <typename T>
+void strided_store(const T *in, int rank, const int64_t *shape, T *out, int64_t out_offset,
+                   const int64_t *out_strides) {
+  if (rank == 0) {
+    out[out_offset] = in[0];
+    return;
+  }
+  detail::for_each_row(rank, shape, out_strides, out_offset,
+                       [&](int64_t offset, int64_t stride, int64_t count, int64_t linear) {
+                         const T *source = in + linear;
+                         T *target = out + offset;
+                         if (stride == 1) {
+                           for (int64_t i = 0; i < count; ++i)
+                             target[i] = source[i];
+                           return;
+                         }
+                         for (int64_t i = 0; i < count; ++i)
+                           target[i * stride] = source[i];
+                       });
+}
+
+/// tril (upper = false) keeps column - row <= diagonal of each [rows, cols] matrix; triu
+/// (upper = true) keeps column - row >= diagonal; the rest becomes 0. y may equal x.
+template <typename T>
+void triangle(const T *x, int64_t batch, int64_t rows, int64_t cols, int64_t diagonal, bool upper,
+              T *y) {
+  const T zero = cast<T>(0);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t base = (b * rows + r) * cols;
+      for (int64_t c = 0; c < cols; ++c) {
+        bool keep = upper ? c - r >= diagonal : c - r <= diagonal;
+        y[base + c] = keep ? x[base + c] : zero;
+      }
+    }
+  }
+}
+
+/// y[0 .. count) = value converted like cast<T> (torch.full).
+template <typename T> void fill(T *y, int64_t count, double value) {
+  const T converted = cast<T>(value);
+  for (int64_t i = 0; i < count; ++i)
+    y[i] = converted;
+}
+
+/// y[i] = cast<T>(start + i * step), the product and sum in double (torch.arange).
+template <typename T> void arange(T *y, int64_t count, double start, double step) {
+  for (int64_t i = 0; i < count; ++i)
+    y[i] = cast<T>(start + static_cast<double>(i) * step);
+}
+
+namespace detail {
+/// True if every index lies in [0, extent).
+template <typename I> inline bool indices_in_range(const I *indices, int64_t count, int64_t extent) {
+  for (int64_t i = 0; i < count; ++i) {
+    auto index = static_cast<int64_t>(indices[i]);
+    if (index < 0 || index >= extent)
+      return false;
+  }
+  return true;
+}
+} // namespace detail
+
+/// y[i, :] = weight[indices[i], :] for weight [V, D] and `count` indices (any integer type I).
+/// Returns false, writing nothing, if an index lies outside [0, V): PyTorch's embedding raises
+/// "index out of range in self" for negative indices too.
+template <typename T, typename I>
+bool embedding(const T *weight, int64_t V, int64_t D, const I *indices, int64_t count, T *y) {
+  if (!detail::indices_in_range(indices, count, V))
+    return false;
+  for (int64_t i = 0; i < count; ++i) {
+    const T *row = weight + static_cast<int64_t>(indices[i]) * D;
+    T *target = y + i * D;
+    for (int64_t d = 0; d < D; ++d)
+      target[d] = row[d];
+  }
+  return true;
+}
+
+/// y[o, i, :] = x[o, index[i], :] for x viewed as [outer, extent, inner] and y as
+/// [outer, count, inner]. Returns false, writing nothing, if an index lies outside
+/// [0, extent): PyTorch's index_select raises for negative indices too.
+template <typename T, typename I>
+bool index_select(const T *x, int64_t outer, int64_t extent, int64_t inner, const I *index,
+                  int64_t count, T *y) {
+  if (!detail::indices_in_range(index, count, extent))
+    return false;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < count; ++i) {
+      const T *source = x + (o * extent + static_cast<int64_t>(index[i])) * inner;
+      T *target = y + (o * count + i) * inner;
+      for (int64_t e = 0; e < inner; ++e)
+        target[e] = source[e];
+    }
+  }
+  return true;
+}
+
+} // namespace tc

@@ -1,0 +1,121 @@
+"""End to end on the CPU: every zoo model at both IR levels is compiled to a bundle, built
+with -Wall -Wextra -Werror, run through its runner and golden test, and compared with PyTorch
+eager (tests/golden/tolerances.py). Also: the consumer project, determinism, atomic output."""
+import filecmp
+import json
+import os
+import time
+
+import pytest
+
+from conftest import ZOO_DIR, build_bundle, compile_bundle, run
+from tolerances import compare, load_npy
+
+LEVELS = ["train", "core"]
+
+
+def zoo_models():
+    if not os.path.isdir(ZOO_DIR):
+        return []
+    return sorted(name for name in os.listdir(ZOO_DIR)
+                  if os.path.isfile(os.path.join(ZOO_DIR, name, "manifest.json")))
+
+
+def manifest(model):
+    with open(os.path.join(ZOO_DIR, model, "manifest.json")) as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("model,level", [(m, l) for m in zoo_models() for l in LEVELS])
+def test_bundle_matches_eager(thunderc, tmp_path, model, level):
+    info = manifest(model)
+    model_dir = os.path.join(ZOO_DIR, model)
+    out = tmp_path / "out"
+    start = time.monotonic()
+    compile_bundle(os.path.join(model_dir, info["levels"][level]["file"]), out, model,
+                   golden=model_dir)
+    build = build_bundle(out)
+    print(f"{model} {level}: compile + build {time.monotonic() - start:.1f} s")
+    # The bundle's own golden test (CTest) passes.
+    run(["ctest", "--test-dir", build, "--output-on-failure"])
+    # Every case through the runner, compared here with the shared tolerance policy.
+    runner = os.path.join(build, f"{model}_run")
+    for case in info["cases"]:
+        outputs = [str(tmp_path / f"{case['name']}_{i}.npy") for i in range(len(case["expected"]))]
+        run([runner, "--inputs", *[os.path.join(model_dir, p) for p in case["inputs"]],
+             "--outputs", *outputs])
+        for i, path in enumerate(outputs):
+            ok, err, how = compare(load_npy(path), load_npy(os.path.join(model_dir, case["expected"][i])),
+                                   load_npy(os.path.join(model_dir, case["expected_fp64"][i])))
+            print(f"{model} {level} {case['name']} output {i}: max error {err:.3g} ({how})")
+            assert ok, f"{model} {level} {case['name']} output {i}: max error {err:.3g} ({how})"
+
+
+def test_runner_timing_interface(thunderc, tmp_path):
+    model_dir = os.path.join(ZOO_DIR, "mlp")
+    compile_bundle(os.path.join(model_dir, "core.pt2"), tmp_path / "out", "mlp")
+    build = build_bundle(tmp_path / "out")
+    result = run([os.path.join(build, "mlp_run"), "--inputs",
+                  os.path.join(model_dir, "inputs", "input_0.npy"), "--warmup", "2", "--iters", "5"])
+    lines = [line for line in result.stdout.splitlines() if line.startswith("median_us=")]
+    assert len(lines) == 1 and float(lines[0].split("=")[1]) > 0, result.stdout
+
+
+def test_consumer_project_and_runtime_statuses(thunderc, tmp_path):
+    # A separate CMake project add_subdirectory()s the bundle and calls it through its header;
+    # the program checks the documented status codes (see consumer/consumer.cpp).
+    model_dir = os.path.join(ZOO_DIR, "dynamic_mlp")
+    bundle = tmp_path / "bundle"
+    compile_bundle(os.path.join(model_dir, "train.pt2"), bundle, "dynamic_mlp")
+    consumer = os.path.join(os.path.dirname(os.path.abspath(__file__)), "consumer")
+    build = tmp_path / "consumer_build"
+    run(["cmake", "-S", consumer, "-B", str(build), "-G", "Ninja", f"-DBUNDLE_DIR={bundle}"])
+    run(["cmake", "--build", str(build), "-j", "2"])
+    weights = bundle / "weights.bin"
+    corrupt = tmp_path / "corrupt.bin"
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 0xFF
+    corrupt.write_bytes(bytes(data))
+    result = run([str(build / "consumer"), str(weights), str(corrupt)])
+    assert "all API checks passed" in result.stdout
+
+
+def test_output_is_deterministic(thunderc, tmp_path):
+    pt2 = os.path.join(ZOO_DIR, "gpt", "core.pt2")
+    compile_bundle(pt2, tmp_path / "a", "gpt", golden=os.path.join(ZOO_DIR, "gpt"))
+    compile_bundle(pt2, tmp_path / "b", "gpt", golden=os.path.join(ZOO_DIR, "gpt"))
+    comparison = filecmp.dircmp(tmp_path / "a", tmp_path / "b")
+
+    def identical(node):
+        _, mismatch, errors = filecmp.cmpfiles(node.left, node.right, node.common_files,
+                                               shallow=False)
+        assert not mismatch and not errors and not node.left_only and not node.right_only
+        for sub in node.subdirs.values():
+            identical(sub)
+    identical(comparison)
+
+
+def test_failed_compile_leaves_output_untouched(thunderc, tmp_path):
+    import zipfile
+    source = os.path.join(ZOO_DIR, "mlp", "core.pt2")
+    bad = tmp_path / "bad.pt2"
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(bad, "w") as out:
+        for info in archive.infolist():
+            data = archive.read(info.filename)
+            if info.filename.endswith("models/model.json"):
+                data = data.replace(b"torch.ops.aten.relu.default", b"torch.ops.aten.selu.default")
+            out.writestr(info.filename, data)
+    absent = tmp_path / "absent"
+    result = __import__("subprocess").run([thunderc, str(bad), "-o", str(absent)],
+                                          capture_output=True, text=True)
+    assert result.returncode == 5, result.stderr
+    assert "aten.selu.default" in result.stderr and "zoo.py" in result.stderr
+    assert not absent.exists()
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    (existing / "keep.txt").write_text("user data")
+    result = __import__("subprocess").run([thunderc, str(bad), "-o", str(existing)],
+                                          capture_output=True, text=True)
+    assert result.returncode == 5
+    assert sorted(os.listdir(existing)) == ["keep.txt"]
+    assert not [p for p in os.listdir(tmp_path) if "thunderc-tmp" in p]
