@@ -27,12 +27,15 @@ std::string concreteTypeText(DType dtype, const std::vector<int64_t> &shape) {
   return std::string(dtypeName(dtype)) + interp::shapeText(shape);
 }
 
+// "input 0 'x'" numbers user inputs as the caller passes them; weights are named by FQN.
 std::string inputLabel(const Graph &graph, int index) {
   const Value &value = *graph.input(index);
-  std::string label = "input " + std::to_string(index) + " '" + value.name() + "'";
   if (value.inputKind() != InputKind::User)
-    label += " (weight '" + value.weightName() + "')";
-  return label;
+    return "weight '" + value.weightName() + "' (input '" + value.name() + "')";
+  int userIndex = 0;
+  for (int i = 0; i < index; ++i)
+    userIndex += graph.input(i)->inputKind() == InputKind::User ? 1 : 0;
+  return "input " + std::to_string(userIndex) + " '" + value.name() + "'";
 }
 
 std::string nodeLabel(const Node &node, int position) {

@@ -1,0 +1,61 @@
+/* The command-line runner behind every bundle's <name>_run executable: the generated
+ * <name>_run.cpp fills a tc_model_api with the model's entry points and calls tc_runner_main,
+ * so the command line (relied on by benchmarks and users' scripts) lives in one place. */
+#ifndef THUNDERC_RUNTIME_RUNNER_H
+#define THUNDERC_RUNTIME_RUNNER_H
+
+#include <stdio.h>
+
+#include "thunderc_runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A model's entry points as the runner sees them. Every function pointer is required. */
+typedef struct tc_model_api {
+  const char *name; /**< model name, for messages and --help; NULL reads as "model" */
+  int num_inputs;
+  int num_outputs;
+  /** The graph input's name for --help and messages; may return NULL. */
+  const char *(*input_name)(int index);
+  tc_status (*load)(const char *weights_path, void **model, tc_error *err);
+  void (*free_model)(void *model);
+  tc_status (*context_create)(const void *model, void **context, tc_error *err);
+  void (*context_destroy)(void *context);
+  /** Fills outputs[i].dtype/rank/shape (not data) for these inputs. */
+  tc_status (*output_shapes)(const tc_tensor *inputs, int num_inputs, tc_tensor *outputs,
+                             int num_outputs, tc_error *err);
+  tc_status (*run)(void *context, const tc_tensor *inputs, int num_inputs, tc_tensor *outputs,
+                   int num_outputs, tc_error *err);
+} tc_model_api;
+
+/** Runs the command line and returns the process exit code; `default_weights_path` is used
+ * when --weights is absent. The command line, with the exit codes, is printed by --help:
+ *
+ *   <name>_run --inputs A.npy [B.npy ...] --outputs X.npy [Y.npy ...] [--weights PATH]
+ *              [--warmup W] [--iters N]
+ *   <name>_run --golden DIR [--weights PATH]
+ *
+ * Files are in graph input/output order and may also be given comma-separated. --iters N
+ * (N >= 1) runs W times untimed (default 1), times N runs and prints `median_us=<value>` as the
+ * only line on stdout; --outputs is then optional and receives the last run's results.
+ * --golden compares against DIR/expected/output_<i>.npy by the policy of
+ * tests/golden/tolerances.py (with DIR/expected_fp64 as the fp64 referee when present).
+ * Exit codes: 0 success, 1 golden mismatch, 2 usage error, 3 runtime or model error (stderr
+ * reads `error: <tc_status_name>: <message>`). Never throws, aborts or exits; every allocation
+ * is freed on every path. */
+int tc_runner_main(int argc, char **argv, const tc_model_api *api,
+                   const char *default_weights_path);
+
+/** As tc_runner_main, with results (--help, median_us, golden report) written to `out` and
+ * errors to `err` instead of stdout and stderr; for tests and for hosts that embed the runner.
+ * Both streams are flushed before returning. */
+int tc_runner_main_streams(int argc, char **argv, const tc_model_api *api,
+                           const char *default_weights_path, FILE *out, FILE *err);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* THUNDERC_RUNTIME_RUNNER_H */

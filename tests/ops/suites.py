@@ -1,0 +1,681 @@
+"""Per-op test suites for thunderc: a few modules, each returning MANY outputs (one per case).
+
+Every case is one row of a suite's table: a name and a function of the suite module and its
+inputs that returns one tensor. Output <i> of a suite is case <i> of its table, so a mismatch
+on an output names its case. Grouping cases into a few suites keeps CI time low: a suite is
+exported once per IR level, interpreted once, and compiled into ONE bundle per level.
+
+Suites: elementwise, reductions, shape, nn (see SUITES at the bottom).
+
+Export layout (`export_suite`), like models/export_zoo.py:
+
+    <out>/<suite>/train.pt2                  torch.export.export(module.eval(), inputs)
+    <out>/<suite>/core.pt2                   ep.run_decompositions()
+    <out>/<suite>/inputs/input_<i>.npy       the fixed-seed inputs, graph input order
+    <out>/<suite>/expected/output_<i>.npy    eager outputs (torch.no_grad)
+    <out>/<suite>/expected_fp64/output_<i>.npy  the fp64 referee: a deep copy of the module
+                                             converted with .double(), run on the float inputs
+                                             cast to float64 (int/bool inputs unchanged)
+    <out>/<suite>/manifest.json              suite name, case names (= output names), output
+                                             dtypes/shapes, input names
+
+bfloat16 tensors are written as their '<u2' bit patterns (tests/golden/tolerances.load_npy
+reads them back).
+
+Usage (for debugging; the pytest fixture in test_ops.py calls export_suite directly):
+
+    python3 tests/ops/suites.py --out /tmp/ops [--only nn,shape] [--case nn:conv2d_depthwise]
+
+`--case SUITE:CASE[,SUITE:CASE...]` exports a suite that holds only the named cases, which is
+handy to bisect a failing suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import shutil
+import sys
+import time
+import types
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+LEVELS = ("train", "core")
+
+# --------------------------------------------------------------------------------------------
+# The suite module
+# --------------------------------------------------------------------------------------------
+
+CaseFn = Callable[[nn.Module, types.SimpleNamespace], torch.Tensor]
+
+
+class SuiteModule(nn.Module):
+    """Runs every case of a table on the same named inputs; output i is case i."""
+
+    def __init__(self, input_names: list[str], cases: list[tuple[str, CaseFn]],
+                 submodules: dict[str, nn.Module] | None = None):
+        super().__init__()
+        self.input_names = list(input_names)
+        self.case_names = [name for name, _ in cases]
+        self._case_fns = [fn for _, fn in cases]
+        for name, module in (submodules or {}).items():
+            self.add_module(name, module)
+
+    def forward(self, *args: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        t = types.SimpleNamespace(**dict(zip(self.input_names, args, strict=True)))
+        return tuple(fn(self, t) for fn in self._case_fns)
+
+
+@dataclass
+class Suite:
+    name: str
+    make_inputs: Callable[[torch.Generator], dict[str, torch.Tensor]]
+    cases: list[tuple[str, CaseFn]]
+    make_submodules: Callable[[], dict[str, nn.Module]] | None = None
+
+    def case_names(self) -> list[str]:
+        return [name for name, _ in self.cases]
+
+    def build(self, only: list[str] | None = None) -> tuple[SuiteModule, tuple[torch.Tensor, ...]]:
+        """The module (weights from a fixed seed, eval mode) and its inputs (fixed seed)."""
+        cases = self.cases
+        if only:
+            unknown = set(only) - set(self.case_names())
+            if unknown:
+                raise KeyError(f"suite {self.name}: no case(s) {sorted(unknown)}")
+            cases = [c for c in self.cases if c[0] in only]
+        torch.manual_seed(1234)
+        submodules = self.make_submodules() if self.make_submodules else {}
+        g = torch.Generator().manual_seed(4321)
+        inputs = self.make_inputs(g)
+        module = SuiteModule(list(inputs), cases, submodules).eval()
+        return module, tuple(inputs.values())
+
+
+def _randn(g, *shape):
+    return torch.randn(shape, generator=g)
+
+
+def _rand(g, *shape, low=0.0, high=1.0):
+    return torch.rand(shape, generator=g) * (high - low) + low
+
+
+def _randint(g, low, high, *shape):
+    return torch.randint(low, high, shape, generator=g, dtype=torch.int64)
+
+
+def _randbool(g, *shape):
+    return torch.rand(shape, generator=g) > 0.5
+
+
+# --------------------------------------------------------------------------------------------
+# elementwise
+# --------------------------------------------------------------------------------------------
+
+
+def _elementwise_inputs(g):
+    nonzero = _randint(g, 1, 6, 3, 8) * torch.where(_randbool(g, 3, 8), 1, -1)
+    return {
+        "a": _randn(g, 3, 8),
+        "b": _randn(g, 3, 8),
+        "p": _rand(g, 3, 8, low=0.5, high=2.0),  # positive: log/sqrt/rsqrt/pow base/divisor
+        "c": _randn(g, 4, 1, 8),  # broadcasts with d: [4,1,8] + [3,1] -> [4,3,8]
+        "d": _randn(g, 3, 1),
+        "e": _randn(g, 1, 5, 1),  # size-1 dims
+        "z": _randn(g, 0, 4),  # a size-0 dim
+        "s": _randn(g),  # 0-d
+        "i": _randint(g, -10, 11, 3, 8),
+        "j": nonzero,  # int64 divisors, both signs, never 0
+        "m": _randbool(g, 3, 8),
+        "n": _randbool(g, 3, 8),
+        "q": _randn(g, 8, 3),  # q.t() is a non-contiguous [3,8]
+        "w": _randn(g, 3, 16),  # w[:, ::2] is a strided [3,8]
+        "r": _randn(g, 8, 2, 3),  # r.permute(...) is a permuted view
+    }
+
+
+ELEMENTWISE_CASES: list[tuple[str, CaseFn]] = [
+    # -- unary
+    ("neg", lambda m, t: -t.a),
+    ("abs", lambda m, t: t.a.abs()),
+    ("relu", lambda m, t: F.relu(t.a)),
+    ("sigmoid", lambda m, t: torch.sigmoid(t.a)),
+    ("tanh", lambda m, t: torch.tanh(t.a)),
+    ("exp", lambda m, t: torch.exp(t.a)),
+    ("log", lambda m, t: torch.log(t.p)),
+    ("sqrt", lambda m, t: torch.sqrt(t.p)),
+    ("rsqrt", lambda m, t: torch.rsqrt(t.p)),
+    ("reciprocal", lambda m, t: torch.reciprocal(t.p)),
+    ("erf", lambda m, t: torch.erf(t.a)),
+    ("sin", lambda m, t: torch.sin(t.a * 3)),
+    ("cos", lambda m, t: torch.cos(t.a * 3)),
+    ("floor", lambda m, t: torch.floor(t.a * 3)),
+    ("ceil", lambda m, t: torch.ceil(t.a * 3)),
+    ("silu", lambda m, t: F.silu(t.a)),
+    ("hardswish", lambda m, t: F.hardswish(t.a * 4)),
+    ("hardsigmoid", lambda m, t: F.hardsigmoid(t.a * 4)),
+    ("gelu_none", lambda m, t: F.gelu(t.a)),
+    ("gelu_tanh", lambda m, t: F.gelu(t.a, approximate="tanh")),
+    ("clamp_both", lambda m, t: torch.clamp(t.a, -0.5, 0.5)),
+    ("clamp_min", lambda m, t: torch.clamp(t.a, min=-0.25)),
+    ("clamp_max", lambda m, t: torch.clamp(t.a, max=0.25)),
+    ("clamp_int", lambda m, t: torch.clamp(t.i, -3, 4)),
+    ("relu6", lambda m, t: F.relu6(t.a * 4)),
+    ("hardtanh", lambda m, t: F.hardtanh(t.a, -0.75, 0.5)),
+    ("logical_not_bool", lambda m, t: torch.logical_not(t.m)),
+    ("logical_not_float", lambda m, t: torch.logical_not(torch.floor(t.a))),
+    ("clone", lambda m, t: t.a.clone()),
+    ("relu_int", lambda m, t: F.relu(t.i)),
+    ("neg_int", lambda m, t: -t.i),
+    ("abs_int", lambda m, t: t.i.abs()),
+    ("exp_of_int", lambda m, t: torch.exp(t.i.float() * 0.25)),
+    # -- casts
+    ("cast_f32_i64_trunc", lambda m, t: (t.a * 5).to(torch.int64)),
+    ("cast_i64_f32", lambda m, t: t.i.to(torch.float32)),
+    ("cast_bool_f32", lambda m, t: t.m.float()),
+    ("cast_f32_bool", lambda m, t: torch.floor(t.a).bool()),
+    ("cast_i64_bool", lambda m, t: t.i.bool()),
+    ("cast_bool_i64", lambda m, t: t.m.long()),
+    ("cast_f32_f16", lambda m, t: t.a.to(torch.float16)),
+    ("cast_f32_bf16", lambda m, t: t.a.to(torch.bfloat16)),
+    ("cast_f32_f64", lambda m, t: t.a.to(torch.float64) * 3),
+    ("type_as", lambda m, t: t.i.type_as(t.a)),
+    # -- binary, tensor-tensor
+    ("add", lambda m, t: t.a + t.b),
+    ("sub", lambda m, t: t.a - t.b),
+    ("mul", lambda m, t: t.a * t.b),
+    ("div", lambda m, t: t.a / t.p),
+    ("add_alpha", lambda m, t: torch.add(t.a, t.b, alpha=2)),
+    ("sub_alpha", lambda m, t: torch.sub(t.a, t.b, alpha=0.5)),
+    ("pow_tensor", lambda m, t: torch.pow(t.p, t.b)),
+    ("maximum", lambda m, t: torch.maximum(t.a, t.b)),
+    ("minimum", lambda m, t: torch.minimum(t.a, t.b)),
+    ("floor_divide_float", lambda m, t: torch.floor_divide(t.a * 4, t.p)),
+    ("floor_divide_int", lambda m, t: torch.floor_divide(t.i, t.j)),
+    ("div_floor_mode", lambda m, t: torch.div(t.a * 4, t.p, rounding_mode="floor")),
+    ("remainder_float", lambda m, t: torch.remainder(t.a * 4, t.p)),
+    ("remainder_float_neg_divisor", lambda m, t: torch.remainder(t.a * 4, -t.p)),
+    ("remainder_int", lambda m, t: torch.remainder(t.i, t.j)),
+    ("eq", lambda m, t: torch.floor(t.a) == torch.floor(t.b)),
+    ("ne", lambda m, t: torch.floor(t.a) != torch.floor(t.b)),
+    ("lt", lambda m, t: t.a < t.b),
+    ("le", lambda m, t: torch.floor(t.a) <= torch.floor(t.b)),
+    ("gt", lambda m, t: t.a > t.b),
+    ("ge", lambda m, t: torch.floor(t.a) >= torch.floor(t.b)),
+    ("eq_int", lambda m, t: t.i == t.j),
+    ("lt_int_float", lambda m, t: t.i < t.a * 10),
+    ("logical_and", lambda m, t: torch.logical_and(t.m, t.n)),
+    ("logical_or", lambda m, t: torch.logical_or(t.m, t.n)),
+    ("logical_and_float", lambda m, t: torch.logical_and(torch.floor(t.a), t.n)),
+    ("where", lambda m, t: torch.where(t.m, t.a, t.b)),
+    ("where_scalar_other", lambda m, t: torch.where(t.m, t.a, 0.5)),
+    ("where_scalar_self", lambda m, t: torch.where(t.m, -1.0, t.b)),
+    ("where_broadcast", lambda m, t: torch.where(t.d > 0, t.c, t.d)),
+    ("masked_fill", lambda m, t: t.a.masked_fill(t.m, -2.0)),
+    # -- Python scalars
+    ("add_scalar", lambda m, t: t.a + 2.5),
+    ("rsub_scalar", lambda m, t: 1.0 - t.a),
+    ("mul_scalar", lambda m, t: t.a * -3.0),
+    ("div_scalar", lambda m, t: t.a / 4.0),
+    ("scalar_div_tensor", lambda m, t: 2.0 / t.p),
+    ("pow_scalar_2", lambda m, t: t.a ** 2),
+    ("pow_scalar_3", lambda m, t: t.a ** 3),
+    ("pow_scalar_half", lambda m, t: t.p ** 0.5),
+    ("pow_scalar_base", lambda m, t: 2.0 ** t.a),
+    ("pow_int", lambda m, t: t.i ** 2),
+    ("floor_divide_int_scalar", lambda m, t: t.i // 3),
+    ("floor_divide_float_scalar", lambda m, t: t.a // 0.3),
+    ("remainder_int_scalar", lambda m, t: t.i % 3),
+    ("remainder_float_scalar", lambda m, t: t.a % 0.7),
+    ("gt_scalar", lambda m, t: t.a > 0.25),
+    ("eq_int_scalar", lambda m, t: t.i == 3),
+    ("lt_int_float_scalar", lambda m, t: t.i < 2.5),
+    ("ge_bool_int_scalar", lambda m, t: t.m >= 1),
+    ("int_mul_float_scalar", lambda m, t: t.i * 0.5),
+    ("int_add_int_scalar", lambda m, t: t.i + 7),
+    # -- int64 and bool arithmetic, promotion
+    ("add_int", lambda m, t: t.i + t.j),
+    ("mul_int", lambda m, t: t.i * t.j),
+    ("sub_int", lambda m, t: t.i - t.j),
+    ("true_div_int", lambda m, t: t.i / t.j),
+    ("maximum_int", lambda m, t: torch.maximum(t.i, t.j)),
+    ("int_plus_float", lambda m, t: t.i + t.a),
+    ("int_plus_bool", lambda m, t: t.i + t.m),
+    ("float_times_bool", lambda m, t: t.a * t.m),
+    ("where_int", lambda m, t: torch.where(t.m, t.i, t.j)),
+    # -- broadcasting and odd shapes
+    ("broadcast_4x1x8_3x1", lambda m, t: t.c + t.d),
+    ("broadcast_mul_1x5x1", lambda m, t: t.c * t.e),
+    ("size1_dims_sigmoid", lambda m, t: torch.sigmoid(t.e)),
+    ("size0_exp", lambda m, t: torch.exp(t.z)),
+    ("size0_add_scalar", lambda m, t: t.z + 1.0),
+    ("zero_d_mul", lambda m, t: t.s * 2.0),
+    ("zero_d_exp", lambda m, t: torch.exp(t.s)),
+    ("zero_d_broadcast", lambda m, t: t.a - t.s),
+    # -- non-contiguous inputs made inside the module
+    ("noncontig_t_add", lambda m, t: t.q.t() + t.a),
+    ("noncontig_t_exp", lambda m, t: torch.exp(t.q.t())),
+    ("noncontig_stride2_mul", lambda m, t: t.w[:, ::2] * t.b),
+    ("noncontig_permute_tanh", lambda m, t: torch.tanh(t.r.permute(2, 0, 1))),
+    ("noncontig_permute_where", lambda m, t: torch.where(t.r.permute(1, 2, 0) > 0, t.r.permute(1, 2, 0), 0.0)),
+    ("noncontig_contiguous", lambda m, t: t.q.t().contiguous()),
+]
+
+
+# --------------------------------------------------------------------------------------------
+# reductions
+# --------------------------------------------------------------------------------------------
+
+
+def _reduction_inputs(g):
+    return {
+        "x": _randn(g, 4, 5, 7),
+        "y": _randn(g, 6, 9),
+        "pos": _rand(g, 3, 5, low=0.75, high=1.25),  # prod stays near 1
+        "xi": _randint(g, -3, 4, 4, 5),  # small range: argmax ties
+        "xb": _rand(g, 4, 5) > 0.8,
+        "v": _randn(g, 13),
+    }
+
+
+REDUCTION_CASES: list[tuple[str, CaseFn]] = [
+    ("sum_last", lambda m, t: t.x.sum(-1)),
+    ("sum_dims_0_2", lambda m, t: t.x.sum((0, 2))),
+    ("sum_keepdim", lambda m, t: t.x.sum(1, keepdim=True)),
+    ("sum_keepdim_multi", lambda m, t: t.x.sum((0, -1), keepdim=True)),
+    ("sum_all", lambda m, t: t.x.sum()),
+    ("sum_int", lambda m, t: t.xi.sum(1)),
+    ("sum_bool", lambda m, t: t.xb.sum(0)),
+    ("sum_1d", lambda m, t: t.v.sum(0)),
+    ("mean_dim", lambda m, t: t.x.mean(1)),
+    ("mean_keepdim_multi", lambda m, t: t.x.mean((0, 2), keepdim=True)),
+    ("mean_all", lambda m, t: t.y.mean()),
+    ("mean_neg_dim", lambda m, t: t.y.mean(-2)),
+    ("amax_dim", lambda m, t: t.x.amax(1)),
+    ("amax_keepdim", lambda m, t: t.x.amax(-1, keepdim=True)),
+    ("amax_all", lambda m, t: t.x.amax((0, 1, 2))),
+    ("amax_int", lambda m, t: t.xi.amax(0)),
+    ("amin_dim", lambda m, t: t.x.amin(2)),
+    ("amin_multi_keepdim", lambda m, t: t.x.amin((0, 1), keepdim=True)),
+    ("max_dim_values", lambda m, t: t.y.max(dim=1).values),
+    ("min_dim_values_keepdim", lambda m, t: t.y.min(dim=0, keepdim=True).values),
+    ("prod_dim", lambda m, t: t.pos.prod(1)),
+    ("prod_keepdim", lambda m, t: t.pos.prod(0, keepdim=True)),
+    ("prod_all", lambda m, t: t.pos.prod()),
+    ("prod_int", lambda m, t: t.xi.prod(1)),
+    ("var_dim", lambda m, t: t.x.var(1)),
+    ("var_correction0", lambda m, t: t.x.var(-1, correction=0)),
+    ("var_keepdim_multi", lambda m, t: t.x.var((0, 2), keepdim=True)),
+    ("var_all", lambda m, t: t.y.var()),
+    ("argmax_dim", lambda m, t: t.x.argmax(1)),
+    ("argmax_keepdim", lambda m, t: t.y.argmax(-1, keepdim=True)),
+    ("argmax_int_ties", lambda m, t: t.xi.argmax(0)),
+    ("any_dim_bool", lambda m, t: t.xb.any(1)),
+    ("any_keepdim", lambda m, t: t.xb.any(0, keepdim=True)),
+    ("any_all", lambda m, t: t.xb.any()),
+    ("any_float", lambda m, t: torch.floor(t.y).any(1)),
+    ("softmax_last", lambda m, t: torch.softmax(t.x, -1)),
+    ("softmax_dim0", lambda m, t: torch.softmax(t.x, 0)),
+    ("softmax_dim1", lambda m, t: F.softmax(t.x, dim=1)),
+    ("softmax_odd_2d", lambda m, t: torch.softmax(t.y * 3, 1)),
+    ("log_softmax_last", lambda m, t: torch.log_softmax(t.x, -1)),
+    ("log_softmax_dim1", lambda m, t: F.log_softmax(t.x, dim=1)),
+    ("log_softmax_dim0_odd", lambda m, t: torch.log_softmax(t.y, 0)),
+    ("softmax_1d", lambda m, t: torch.softmax(t.v, 0)),
+    ("sum_noncontig", lambda m, t: t.x.transpose(0, 2).sum(1)),
+]
+
+
+# --------------------------------------------------------------------------------------------
+# shape
+# --------------------------------------------------------------------------------------------
+
+
+def _shape_inputs(g):
+    return {
+        "x": _randn(g, 2, 3, 4),
+        "y": _randn(g, 4, 6),
+        "u": _randn(g, 1, 4, 1),
+        "sq": _randn(g, 5, 5),
+        "xi": _randint(g, -5, 6, 2, 3),
+        "idx": torch.tensor([3, 0, 2, 2, 1], dtype=torch.int64),
+        "tokens": torch.tensor([[1, 9, 0], [4, 4, 7]], dtype=torch.int64),
+    }
+
+
+def _shape_submodules():
+    return {"emb": nn.Embedding(10, 4)}
+
+
+SHAPE_CASES: list[tuple[str, CaseFn]] = [
+    ("reshape", lambda m, t: t.x.reshape(6, 4)),
+    ("reshape_infer", lambda m, t: t.x.reshape(-1, 2)),
+    ("view", lambda m, t: t.y.view(2, 2, 6)),
+    ("view_flat", lambda m, t: t.x.view(-1)),
+    ("flatten_1", lambda m, t: torch.flatten(t.x, 1)),
+    ("flatten_all", lambda m, t: t.x.flatten()),
+    ("unflatten", lambda m, t: t.y.unflatten(1, (2, 3))),
+    ("reshape_noncontig", lambda m, t: t.x.transpose(1, 2).reshape(2, 12)),
+    ("permute", lambda m, t: t.x.permute(2, 0, 1)),
+    ("permute_neg", lambda m, t: t.x.permute(-1, -3, -2)),
+    ("transpose", lambda m, t: t.x.transpose(0, 2)),
+    ("transpose_neg", lambda m, t: t.x.transpose(-1, -2)),
+    ("t", lambda m, t: t.y.t()),
+    ("expand", lambda m, t: t.x[:, :1, :].expand(2, 3, 4)),
+    ("expand_new_dims", lambda m, t: t.u.expand(3, 2, 4, 5)),
+    ("expand_minus1", lambda m, t: t.u.expand(-1, -1, 6)),
+    ("expand_as", lambda m, t: t.u.expand_as(t.y.view(2, 4, 3))),
+    ("slice_step", lambda m, t: t.y[:, 1::2]),
+    ("slice_step3_dim0", lambda m, t: t.y[::3]),
+    ("slice_negative", lambda m, t: t.y[-3:-1]),
+    ("slice_negative_start", lambda m, t: t.y[:, -2:]),
+    ("slice_past_end", lambda m, t: t.y[1:100]),
+    ("slice_empty", lambda m, t: t.y[3:2]),
+    ("slice_3d_step", lambda m, t: t.x[:, 1:, ::3]),
+    ("select", lambda m, t: t.y[2]),
+    ("select_neg", lambda m, t: t.y[:, -1]),
+    ("select_slice", lambda m, t: t.x[:, 1, ::2]),
+    ("squeeze_dim", lambda m, t: t.x[:, :1].squeeze(1)),
+    ("squeeze_all", lambda m, t: t.u.squeeze()),
+    ("squeeze_noop", lambda m, t: t.x.squeeze(0)),
+    ("squeeze_dims", lambda m, t: t.u.squeeze((0, 2))),
+    ("unsqueeze_0", lambda m, t: t.y.unsqueeze(0)),
+    ("unsqueeze_neg", lambda m, t: t.y.unsqueeze(-1)),
+    ("unsqueeze_mid", lambda m, t: t.x.unsqueeze(2)),
+    ("cat_dim0_3_inputs", lambda m, t: torch.cat([t.y, t.y * 2, t.y[:1]], 0)),
+    ("cat_last", lambda m, t: torch.cat([t.x, t.x[:, :, :1], -t.x], -1)),
+    ("cat_mid_4_inputs", lambda m, t: torch.cat([t.x, t.x[:, :1], t.x[:, 1:], t.x], 1)),
+    ("cat_promote", lambda m, t: torch.cat([t.xi, t.x[:, :, 0]], 1)),
+    ("cat_with_empty", lambda m, t: torch.cat([t.y, t.y[:0]], 0)),
+    ("split_0", lambda m, t: t.y.split(4, dim=1)[0]),
+    ("split_1_last", lambda m, t: t.y.split(4, dim=1)[1]),
+    ("split_sizes", lambda m, t: t.y.split([1, 3], dim=0)[1]),
+    ("split_with_sizes_mid", lambda m, t: torch.split(t.x, [1, 2, 1], dim=2)[1]),
+    ("chunk_0", lambda m, t: t.sq.chunk(3, dim=0)[0]),
+    ("chunk_last", lambda m, t: t.sq.chunk(3, dim=0)[2]),
+    ("chunk_uneven_4", lambda m, t: t.y.chunk(4, dim=1)[2]),
+    ("tril", lambda m, t: torch.tril(t.sq)),
+    ("triu", lambda m, t: torch.triu(t.sq)),
+    ("tril_neg_diag", lambda m, t: torch.tril(t.y, diagonal=-1)),
+    ("triu_pos_diag", lambda m, t: torch.triu(t.y, diagonal=2)),
+    ("tril_batched", lambda m, t: torch.tril(t.x, 1)),
+    ("triu_int", lambda m, t: torch.triu(t.xi)),
+    ("arange_end", lambda m, t: torch.arange(5) + t.idx),
+    ("arange_start_step", lambda m, t: torch.arange(2, 17, 3)),
+    ("arange_float", lambda m, t: torch.arange(0.0, 1.5, 0.25) * t.y[0]),
+    ("arange_neg_step", lambda m, t: torch.arange(4, -2, -2.0)),
+    ("full", lambda m, t: torch.full((2, 3), 1.5) + t.xi),
+    ("full_int", lambda m, t: torch.full((3,), 7, dtype=torch.int64)),
+    ("full_bool", lambda m, t: torch.full((2, 2), True)),
+    ("zeros", lambda m, t: torch.zeros(3, 2)),
+    ("ones", lambda m, t: torch.ones(2, 3) * t.xi),
+    ("zeros_like", lambda m, t: torch.zeros_like(t.x)),
+    ("ones_like_int", lambda m, t: torch.ones_like(t.xi)),
+    ("full_like", lambda m, t: torch.full_like(t.y, -0.5)),
+    ("new_zeros", lambda m, t: t.y.new_zeros(2, 5)),
+    ("embedding", lambda m, t: m.emb(t.tokens)),
+    ("embedding_1d", lambda m, t: m.emb(t.idx)),
+    ("embedding_functional", lambda m, t: F.embedding(t.idx[:4].view(2, 2), t.y)),
+    ("index_select_0", lambda m, t: torch.index_select(t.y, 0, t.idx[:3])),
+    ("index_select_1", lambda m, t: torch.index_select(t.y, 1, t.idx)),
+    ("index_select_3d_last", lambda m, t: t.x.index_select(-1, t.idx)),
+]
+
+
+# --------------------------------------------------------------------------------------------
+# nn
+# --------------------------------------------------------------------------------------------
+
+
+def _nn_inputs(g):
+    return {
+        "x2": _randn(g, 5, 16),
+        "x3": _randn(g, 2, 5, 16),
+        "v16": _randn(g, 16),
+        "v7": _randn(g, 7),
+        "m16x7": _randn(g, 16, 7),
+        "b3x4": _randn(g, 3, 5, 4),
+        "b3y": _randn(g, 3, 4, 6),
+        "b4": _randn(g, 2, 1, 5, 4),
+        "bias7": _randn(g, 7),
+        "img": _randn(g, 2, 4, 9, 9),
+        "img_odd": _randn(g, 1, 3, 11, 7),
+        "img5": _randn(g, 2, 3, 5, 5),
+        "q": _randn(g, 2, 2, 5, 8),
+        "k": _randn(g, 2, 2, 7, 8),
+        "v": _randn(g, 2, 2, 7, 8),
+        "mask_bool": torch.rand(5, 7, generator=g) > 0.3,
+        "mask_float": _randn(g, 2, 1, 5, 7),
+    }
+
+
+def _nn_submodules():
+    modules = {
+        "fc": nn.Linear(16, 7),
+        "fc_nobias": nn.Linear(16, 7, bias=False),
+        "conv_s2p1": nn.Conv2d(4, 6, 3, stride=2, padding=1),
+        "conv_dil": nn.Conv2d(4, 5, 3, dilation=2, padding=2),
+        "conv_groups": nn.Conv2d(4, 6, 3, groups=2, padding=1),
+        "conv_depthwise": nn.Conv2d(4, 4, 3, groups=4, padding=1, bias=False),
+        "conv_odd": nn.Conv2d(3, 5, (3, 2), stride=(2, 1), padding=(1, 0)),
+        "conv_1x1_nobias": nn.Conv2d(4, 3, 1, bias=False),
+        "conv_rect_stride": nn.Conv2d(4, 2, (5, 3), stride=(1, 3), padding=(2, 1), dilation=(1, 2)),
+        "bn": nn.BatchNorm2d(4),
+        "bn_noaffine": nn.BatchNorm2d(4, affine=False),
+        "ln": nn.LayerNorm(16),
+        "ln_noaffine": nn.LayerNorm(16, elementwise_affine=False),
+        "ln_nobias": nn.LayerNorm(16, bias=False),
+        "ln_2d": nn.LayerNorm([5, 16], eps=1e-3),
+    }
+    for name in ("bn", "bn_noaffine"):
+        bn = modules[name]
+        with torch.no_grad():
+            bn.running_mean.copy_(torch.randn(4) * 0.3)
+            bn.running_var.copy_(torch.rand(4) + 0.5)
+            if bn.affine:
+                bn.weight.copy_(1 + 0.2 * torch.randn(4))
+                bn.bias.copy_(0.2 * torch.randn(4))
+    for name in ("ln", "ln_nobias", "ln_2d"):
+        ln = modules[name]
+        with torch.no_grad():
+            ln.weight.copy_(1 + 0.2 * torch.randn_like(ln.weight))
+            if ln.bias is not None:
+                ln.bias.copy_(0.2 * torch.randn_like(ln.bias))
+    return modules
+
+
+NN_CASES: list[tuple[str, CaseFn]] = [
+    # -- linear / matmul
+    ("linear", lambda m, t: m.fc(t.x2)),
+    ("linear_nobias", lambda m, t: m.fc_nobias(t.x2)),
+    ("linear_3d", lambda m, t: m.fc(t.x3)),
+    ("linear_3d_nobias", lambda m, t: m.fc_nobias(t.x3)),
+    ("linear_1d", lambda m, t: m.fc(t.v16)),
+    ("linear_functional_bias", lambda m, t: F.linear(t.x2, t.m16x7.t(), t.bias7)),
+    ("matmul_1d_1d", lambda m, t: torch.matmul(t.v16, t.x2[0])),
+    ("matmul_2d_1d", lambda m, t: torch.matmul(t.x2, t.v16)),
+    ("matmul_1d_2d", lambda m, t: torch.matmul(t.v16, t.m16x7)),
+    ("matmul_2d_2d", lambda m, t: t.x2 @ t.m16x7),
+    ("matmul_3d_3d", lambda m, t: t.b3x4 @ t.b3y),
+    ("matmul_3d_2d", lambda m, t: t.x3 @ t.m16x7),
+    ("matmul_broadcast_batch", lambda m, t: t.b4 @ t.b3y),
+    ("matmul_transposed_operand", lambda m, t: t.x2 @ t.x2.t()),
+    ("mm", lambda m, t: torch.mm(t.x2, t.m16x7)),
+    ("bmm", lambda m, t: torch.bmm(t.b3x4, t.b3y)),
+    ("addmm", lambda m, t: torch.addmm(t.bias7, t.x2, t.m16x7)),
+    ("addmm_alpha_beta", lambda m, t: torch.addmm(t.bias7, t.x2, t.m16x7, beta=0.5, alpha=2.0)),
+    ("addmm_2d_bias", lambda m, t: torch.addmm(t.x2[:, :7], t.x2, t.m16x7)),
+    # -- convolution
+    ("conv2d_stride2_pad1", lambda m, t: m.conv_s2p1(t.img)),
+    ("conv2d_dilation2", lambda m, t: m.conv_dil(t.img)),
+    ("conv2d_groups2", lambda m, t: m.conv_groups(t.img)),
+    ("conv2d_depthwise_nobias", lambda m, t: m.conv_depthwise(t.img)),
+    ("conv2d_odd_kernel_stride", lambda m, t: m.conv_odd(t.img_odd)),
+    ("conv2d_1x1_nobias", lambda m, t: m.conv_1x1_nobias(t.img)),
+    ("conv2d_rect_stride_dilation", lambda m, t: m.conv_rect_stride(t.img)),
+    ("conv2d_functional", lambda m, t: F.conv2d(t.img5, m.conv_odd.weight, None, padding=(0, 1))),
+    # -- normalization
+    ("batch_norm", lambda m, t: m.bn(t.img)),
+    ("batch_norm_noaffine", lambda m, t: m.bn_noaffine(t.img)),
+    ("layer_norm", lambda m, t: m.ln(t.x3)),
+    ("layer_norm_noaffine", lambda m, t: m.ln_noaffine(t.x2)),
+    ("layer_norm_nobias", lambda m, t: m.ln_nobias(t.x3)),
+    ("layer_norm_2d_shape", lambda m, t: m.ln_2d(t.x3)),
+    # -- pooling
+    ("max_pool2d_k2", lambda m, t: F.max_pool2d(t.img, 2)),
+    ("max_pool2d_k3_s2_p1", lambda m, t: F.max_pool2d(t.img, 3, stride=2, padding=1)),
+    ("max_pool2d_ceil", lambda m, t: F.max_pool2d(t.img, 2, stride=2, ceil_mode=True)),
+    ("max_pool2d_dilation", lambda m, t: F.max_pool2d(t.img, 3, stride=1, dilation=2)),
+    ("max_pool2d_rect_odd", lambda m, t: F.max_pool2d(t.img_odd, (3, 2), stride=(2, 1), padding=(1, 1), ceil_mode=True)),
+    ("avg_pool2d_k2", lambda m, t: F.avg_pool2d(t.img, 2)),
+    ("avg_pool2d_pad_include", lambda m, t: F.avg_pool2d(t.img, 3, stride=2, padding=1, count_include_pad=True)),
+    ("avg_pool2d_pad_exclude", lambda m, t: F.avg_pool2d(t.img, 3, stride=2, padding=1, count_include_pad=False)),
+    ("avg_pool2d_ceil", lambda m, t: F.avg_pool2d(t.img, 2, stride=2, ceil_mode=True)),
+    ("avg_pool2d_ceil_pad_exclude", lambda m, t: F.avg_pool2d(t.img_odd, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)),
+    ("avg_pool2d_ceil_pad_include", lambda m, t: F.avg_pool2d(t.img_odd, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=True)),
+    ("avg_pool2d_divisor_override", lambda m, t: F.avg_pool2d(t.img, 2, divisor_override=3)),
+    ("adaptive_avg_pool2d_1x1", lambda m, t: F.adaptive_avg_pool2d(t.img, (1, 1))),
+    ("adaptive_avg_pool2d_5_to_3", lambda m, t: F.adaptive_avg_pool2d(t.img5, 3)),
+    ("adaptive_avg_pool2d_11x7_to_4x3", lambda m, t: F.adaptive_avg_pool2d(t.img_odd, (4, 3))),
+    ("adaptive_avg_pool2d_identity", lambda m, t: F.adaptive_avg_pool2d(t.img5, (5, 5))),
+    # -- attention
+    ("sdpa", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v)),
+    ("sdpa_bool_mask", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, attn_mask=t.mask_bool)),
+    ("sdpa_float_mask", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, attn_mask=t.mask_float)),
+    ("sdpa_causal", lambda m, t: F.scaled_dot_product_attention(t.q, t.k[:, :, :5], t.v[:, :, :5], is_causal=True)),
+    ("sdpa_causal_rect", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, is_causal=True)),
+    ("sdpa_scale", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, scale=0.2)),
+    ("sdpa_mask_and_scale", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, attn_mask=t.mask_bool, scale=0.5)),
+    ("sdpa_3d", lambda m, t: F.scaled_dot_product_attention(t.q[0], t.k[0], t.v[0])),
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Registry
+# --------------------------------------------------------------------------------------------
+
+SUITES: dict[str, Suite] = {
+    s.name: s
+    for s in [
+        Suite("elementwise", _elementwise_inputs, ELEMENTWISE_CASES),
+        Suite("reductions", _reduction_inputs, REDUCTION_CASES),
+        Suite("shape", _shape_inputs, SHAPE_CASES, _shape_submodules),
+        Suite("nn", _nn_inputs, NN_CASES, _nn_submodules),
+    ]
+}
+
+for _suite in SUITES.values():
+    _names = _suite.case_names()
+    assert len(_names) == len(set(_names)), f"duplicate case names in suite {_suite.name}"
+
+# --------------------------------------------------------------------------------------------
+# Export
+# --------------------------------------------------------------------------------------------
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def _to_numpy(t: torch.Tensor) -> np.ndarray:
+    """C-contiguous numpy copy; bfloat16 as '<u2' bits. Keeps 0-d tensors 0-d (unlike
+    np.ascontiguousarray, which returns at least 1-d: models/export_zoo.to_numpy has that quirk)."""
+    t = t.detach().cpu().contiguous()
+    if t.dtype == torch.bfloat16:
+        t = t.view(torch.int16)
+        return np.array(t.numpy(), order="C", copy=True).view("<u2")
+    return np.array(t.numpy(), order="C", copy=True)
+
+
+def _save(folder: Path, prefix: str, tensors) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, t in enumerate(tensors):
+        np.save(folder / f"{prefix}_{i}.npy", _to_numpy(t), allow_pickle=False)
+
+
+def _run(module: nn.Module, args) -> list[torch.Tensor]:
+    with torch.no_grad():
+        return [o.detach().clone() for o in module(*args)]
+
+
+def _to_fp64(args):
+    return tuple(a.double() if a.is_floating_point() else a for a in args)
+
+
+def export_suite(suite: Suite, out_root: Path, only: list[str] | None = None) -> Path:
+    """Exports one suite (both IR levels, inputs, expected, fp64 referee) to <out_root>/<name>."""
+    t0 = time.time()
+    module, args = suite.build(only)
+    module64 = copy.deepcopy(module).double()
+    folder = Path(out_root) / suite.name
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ep_train = torch.export.export(module, args)
+        ep_core = ep_train.run_decompositions()
+    torch.export.save(ep_train, folder / "train.pt2")
+    torch.export.save(ep_core, folder / "core.pt2")
+
+    expected = _run(module, args)
+    expected64 = _run(module64, _to_fp64(args))
+    if len(expected) != len(module.case_names):
+        raise RuntimeError(f"{suite.name}: {len(expected)} outputs for {len(module.case_names)} cases")
+    _save(folder / "inputs", "input", args)
+    _save(folder / "expected", "output", expected)
+    _save(folder / "expected_fp64", "output", expected64)
+    manifest = {
+        "name": suite.name,
+        "torch_version": torch.__version__,
+        "levels": {level: f"{level}.pt2" for level in LEVELS},
+        "inputs": [{"name": n, "dtype": _dtype_name(a.dtype), "shape": list(a.shape)}
+                   for n, a in zip(module.input_names, args)],
+        "cases": [{"name": n, "dtype": _dtype_name(o.dtype), "shape": list(o.shape)}
+                  for n, o in zip(module.case_names, expected)],
+        "export_seconds": round(time.time() - t0, 2),
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return folder
+
+
+def export_all(out_root: Path, names: list[str] | None = None) -> dict[str, Path]:
+    torch.set_num_threads(1)  # reproducible expected outputs
+    return {name: export_suite(SUITES[name], out_root) for name in (names or list(SUITES))}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--only", default="", help="comma-separated suite names (default: all)")
+    parser.add_argument("--case", default="", help="SUITE:CASE[,SUITE:CASE...]: export only these cases")
+    opts = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    selected: dict[str, list[str] | None] = {}
+    if opts.case:
+        for item in opts.case.split(","):
+            suite, case = item.split(":", 1)
+            selected.setdefault(suite, []).append(case)
+    else:
+        for name in (opts.only.split(",") if opts.only else SUITES):
+            selected[name] = None
+    for name, only in selected.items():
+        t0 = time.time()
+        folder = export_suite(SUITES[name], opts.out, only)
+        count = len(json.loads((folder / "manifest.json").read_text())["cases"])
+        print(f"{name:12s} {count:3d} cases -> {folder} ({time.time() - t0:.1f}s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

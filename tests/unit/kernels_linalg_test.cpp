@@ -1,0 +1,356 @@
+// Tests of the kernel library's GEMM, convolution and pooling kernels
+// (backend_cuda/kernels/tc_kernels_linalg.h, tc_kernels_pool.h) against the reference
+// interpreter's matmul/addmm/linear/conv2d/pooling ops. gemm is checked on both of its paths:
+// BLAS (when the unit tests are built with TC_USE_CBLAS, as bundles are) and gemm_loops.
+#include "kernels_test_util.h"
+
+using namespace kernels_test;
+
+namespace {
+
+/// A [rows, cols] matrix stored transposed ([cols, rows]).
+template <typename T> std::vector<T> transposed(const std::vector<T> &matrix, int64_t rows, int64_t cols) {
+  std::vector<T> result(matrix.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      result[static_cast<size_t>(c * rows + r)] = matrix[static_cast<size_t>(r * cols + c)];
+  return result;
+}
+
+/// Stores each of `batch` [rows, cols] matrices of `matrices` transposed.
+template <typename T>
+std::vector<T> transposedBatch(const std::vector<T> &matrices, int64_t batch, int64_t rows,
+                               int64_t cols) {
+  std::vector<T> result;
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<T> one(matrices.begin() + b * rows * cols, matrices.begin() + (b + 1) * rows * cols);
+    std::vector<T> flipped = transposed(one, rows, cols);
+    result.insert(result.end(), flipped.begin(), flipped.end());
+  }
+  return result;
+}
+
+using GemmFunction = void (*)(int64_t, int64_t, int64_t, int64_t, const void *, int64_t, bool,
+                              const void *, int64_t, bool, double, double, void *);
+
+/// gemm or gemm_loops for T, behind one signature.
+template <typename T, bool kLoops>
+void callGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, int64_t aStride,
+              bool transA, const T *b, int64_t bStride, bool transB, double alpha, double beta,
+              T *c) {
+  if constexpr (kLoops)
+    tc::gemm_loops(batch, m, n, k, a, aStride, transA, b, bStride, transB, alpha, beta, c);
+  else
+    tc::gemm(batch, m, n, k, a, aStride, transA, b, bStride, transB, alpha, beta, c);
+}
+
+/// matmul of a [aBatch..., m, k] and b [bBatch..., k, n] (one of the batches empty or equal)
+/// through gemm with every combination of transposed storage.
+template <typename T, bool kLoops> void checkMatmul() {
+  DType dtype = dtypeOf<T>();
+  struct Case {
+    int64_t m, n, k, batch;
+    bool batchA, batchB;
+  };
+  for (const Case &c : {Case{1, 1, 1, 1, false, false}, Case{7, 5, 3, 1, false, false},
+                        Case{2, 3, 4, 1, false, false}, Case{65, 70, 33, 1, false, false},
+                        Case{3, 130, 9, 1, false, false}, Case{0, 3, 2, 1, false, false},
+                        Case{3, 0, 2, 1, false, false}, Case{3, 2, 0, 1, false, false},
+                        Case{4, 6, 5, 3, true, true}, Case{4, 6, 5, 3, true, false},
+                        Case{4, 6, 5, 3, false, true}, Case{1, 9, 8, 2, true, true},
+                        Case{5, 1, 8, 2, true, false}, Case{2, 2, 2, 0, true, true}}) {
+    std::vector<int64_t> aShape = {c.m, c.k};
+    std::vector<int64_t> bShape = {c.k, c.n};
+    if (c.batchA)
+      aShape.insert(aShape.begin(), c.batch);
+    if (c.batchB)
+      bShape.insert(bShape.begin(), c.batch);
+    HostTensor a = randomTensor(dtype, aShape, 50);
+    HostTensor b = randomTensor(dtype, bShape, 51);
+    std::vector<double> expected = interpretOp(OpKind::Matmul, {a, b});
+    int64_t batch = c.batchA || c.batchB ? c.batch : 1;
+    int64_t aBatches = c.batchA ? c.batch : 1;
+    int64_t bBatches = c.batchB ? c.batch : 1;
+    for (bool transA : {false, true}) {
+      for (bool transB : {false, true}) {
+        std::vector<T> typedA = typedOf<T>(a);
+        std::vector<T> typedB = typedOf<T>(b);
+        if (transA)
+          typedA = transposedBatch(typedA, aBatches, c.m, c.k);
+        if (transB)
+          typedB = transposedBatch(typedB, bBatches, c.k, c.n);
+        // beta == 0: C starts as NaN and must not leak.
+        std::vector<T> y(expected.size() + 1, tc::cast<T>(kNaN));
+        callGemm<T, kLoops>(batch, c.m, c.n, c.k, typedA.data(), c.batchA ? c.m * c.k : 0, transA,
+                            typedB.data(), c.batchB ? c.k * c.n : 0, transB, 1.0, 0.0, y.data());
+        INFO(dtypeName(dtype) << (kLoops ? " loops" : " gemm") << " m " << c.m << " n " << c.n
+                              << " k " << c.k << " batch " << batch << " A "
+                              << (c.batchA ? "batched" : "shared") << " B "
+                              << (c.batchB ? "batched" : "shared") << " transA " << transA
+                              << " transB " << transB);
+        CHECK(std::isnan(tc::cast<double>(y.back()))); // nothing written past C
+        y.pop_back();
+        checkValues(doublesOf(y), expected, toleranceFor(dtype));
+      }
+    }
+  }
+}
+
+/// addmm(bias, a, b) = beta * bias + alpha * a @ b through gemm on C = bias.
+template <typename T, bool kLoops> void checkAddmm() {
+  DType dtype = dtypeOf<T>();
+  for (auto [m, n, k] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {3, 4, 5}, {1, 1, 1}, {9, 66, 7}, {4, 3, 0}}) {
+    for (auto [alpha, beta] :
+         std::vector<std::pair<double, double>>{{1.0, 1.0}, {0.5, -2.0}, {-1.5, 0.0}, {0.0, 1.0}}) {
+      HostTensor bias = randomTensor(dtype, {m, n}, 52);
+      HostTensor a = randomTensor(dtype, {m, k}, 53);
+      HostTensor b = randomTensor(dtype, {k, n}, 54);
+      std::vector<double> expected =
+          interpretOp(OpKind::Addmm, {bias, a, b}, attrs({{"alpha", alpha}, {"beta", beta}}));
+      std::vector<T> c = typedOf<T>(bias);
+      if (beta == 0.0) // not read: NaN must not leak
+        std::fill(c.begin(), c.end(), tc::cast<T>(kNaN));
+      std::vector<T> typedA = typedOf<T>(a);
+      std::vector<T> typedB = typedOf<T>(b);
+      callGemm<T, kLoops>(1, m, n, k, typedA.data(), 0, false, typedB.data(), 0, false, alpha, beta,
+                          c.data());
+      INFO(dtypeName(dtype) << (kLoops ? " loops" : " gemm") << " addmm " << m << "x" << n << "x"
+                            << k << " alpha " << alpha << " beta " << beta);
+      checkValues(doublesOf(c), expected, toleranceFor(dtype));
+    }
+  }
+}
+
+/// linear(x [.., K], weight [N, K], bias [N]) as one gemm with transposed B over C = bias.
+template <typename T> void checkLinear() {
+  DType dtype = dtypeOf<T>();
+  for (const std::vector<int64_t> &xShape :
+       std::vector<std::vector<int64_t>>{{2, 3, 8}, {5, 8}, {8}, {0, 8}}) {
+    HostTensor x = randomTensor(dtype, xShape, 55);
+    HostTensor weight = randomTensor(dtype, {6, 8}, 56);
+    HostTensor bias = randomTensor(dtype, {6}, 57);
+    std::vector<double> expected = interpretOp(OpKind::Linear, {x, weight, bias});
+    int64_t rows = numelOf(xShape) / 8;
+    std::vector<T> typedX = typedOf<T>(x);
+    std::vector<T> typedW = typedOf<T>(weight);
+    std::vector<T> typedBias = typedOf<T>(bias);
+    std::vector<T> y(static_cast<size_t>(rows * 6));
+    for (int64_t r = 0; r < rows; ++r)
+      std::copy(typedBias.begin(), typedBias.end(), y.begin() + r * 6);
+    tc::gemm(1, rows, 6, 8, typedX.data(), 0, false, typedW.data(), 0, true, 1.0, 1.0, y.data());
+    INFO(dtypeName(dtype) << " linear " << shapeString(xShape));
+    checkValues(doublesOf(y), expected, toleranceFor(dtype));
+  }
+}
+
+} // namespace
+
+TEST_CASE("kernels: gemm matches matmul, addmm and linear") {
+  checkMatmul<float, false>();
+  checkMatmul<double, false>();
+  checkMatmul<tc::half, false>();
+  checkMatmul<tc::bfloat16, false>();
+  checkMatmul<float, true>();
+  checkMatmul<double, true>();
+  checkAddmm<float, false>();
+  checkAddmm<double, false>();
+  checkAddmm<tc::half, false>();
+  checkAddmm<float, true>();
+  checkLinear<float>();
+  checkLinear<tc::bfloat16>();
+}
+
+TEST_CASE("kernels: integer gemm accumulates exactly") {
+  std::vector<int64_t> a = {1, 2, 3, 4, 5, 6};    // [2, 3]
+  std::vector<int64_t> b = {7, 8, 9, 10, 11, 12}; // [3, 2]
+  std::vector<int64_t> c(4, 0);
+  tc::gemm<int64_t>(1, 2, 2, 3, a.data(), 0, false, b.data(), 0, false, 1.0, 0.0, c.data());
+  CHECK(c == std::vector<int64_t>{58, 64, 139, 154});
+}
+
+namespace {
+
+struct ConvCase {
+  int64_t n, c, h, w, o, kh, kw;
+  int64_t strideH, strideW, padH, padW, dilH, dilW, groups;
+  bool bias;
+};
+
+template <typename T> void checkConv2d(const ConvCase &c) {
+  DType dtype = dtypeOf<T>();
+  HostTensor x = randomTensor(dtype, {c.n, c.c, c.h, c.w}, 60);
+  HostTensor weight = randomTensor(dtype, {c.o, c.c / c.groups, c.kh, c.kw}, 61);
+  HostTensor bias = randomTensor(dtype, {c.o}, 62);
+  std::vector<HostTensor> inputs = {x, weight};
+  if (c.bias)
+    inputs.push_back(bias);
+  AttrMap attributes = attrs({{"stride", std::vector<int64_t>{c.strideH, c.strideW}},
+                              {"padding", std::vector<int64_t>{c.padH, c.padW}},
+                              {"dilation", std::vector<int64_t>{c.dilH, c.dilW}},
+                              {"groups", c.groups}});
+  TensorType type = inferredType(OpKind::Conv2d, inputs, attributes);
+  std::vector<int64_t> shape = shapeOf(type);
+  std::vector<double> expected = evalOp(OpKind::Conv2d, inputs, type, attributes);
+  int64_t outH = shape[2];
+  int64_t outW = shape[3];
+  std::vector<T> typedX = typedOf<T>(x);
+  std::vector<T> typedW = typedOf<T>(weight);
+  std::vector<T> typedBias = typedOf<T>(bias);
+  std::vector<T> y(expected.size(), tc::cast<T>(kNaN));
+  std::vector<T> workspace(
+      static_cast<size_t>(tc::conv2d_workspace_size(c.c, c.kh, c.kw, outH, outW, c.groups)),
+      tc::cast<T>(kNaN));
+  tc::conv2d(typedX.data(), c.n, c.c, c.h, c.w, typedW.data(), c.o, c.kh, c.kw,
+             c.bias ? typedBias.data() : nullptr, c.strideH, c.strideW, c.padH, c.padW, c.dilH,
+             c.dilW, c.groups, y.data(), outH, outW, workspace.data());
+  INFO(dtypeName(dtype) << " conv2d x " << shapeString(x.shape) << " w "
+                        << shapeString(weight.shape) << " -> " << shapeString(shape) << " stride "
+                        << c.strideH << "," << c.strideW << " pad " << c.padH << "," << c.padW
+                        << " dil " << c.dilH << "," << c.dilW << " groups " << c.groups
+                        << " bias " << c.bias);
+  checkValues(doublesOf(y), expected, toleranceFor(dtype));
+}
+
+const ConvCase kConvCases[] = {
+    // n  c  h  w  o kh kw sh sw ph pw dh dw  g  bias
+    {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, false}, // one pixel
+    {2, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},  // same padding
+    {2, 3, 7, 6, 4, 3, 3, 1, 1, 0, 0, 1, 1, 1, false}, // valid
+    {1, 4, 9, 11, 6, 3, 2, 2, 3, 1, 0, 1, 1, 1, true}, // strides, asymmetric kernel
+    {1, 4, 9, 9, 4, 3, 3, 1, 1, 2, 2, 2, 2, 1, true},  // dilation 2
+    {2, 6, 8, 8, 6, 3, 3, 1, 1, 1, 1, 1, 1, 6, true},  // depthwise
+    {1, 6, 8, 8, 12, 3, 3, 2, 2, 1, 1, 1, 1, 3, true}, // grouped, strided
+    {2, 4, 5, 7, 8, 1, 1, 1, 1, 0, 0, 1, 1, 2, true},  // pointwise, grouped (no im2col)
+    {1, 3, 5, 5, 2, 1, 1, 2, 2, 0, 0, 1, 1, 1, false}, // strided 1x1 (im2col)
+    {1, 2, 4, 4, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},  // padded 1x1
+    {1, 3, 5, 5, 2, 5, 5, 1, 1, 0, 0, 1, 1, 1, true},  // kernel covers the input
+    {1, 2, 3, 3, 2, 3, 3, 3, 3, 2, 2, 1, 1, 1, true},  // windows mostly in padding
+    {0, 3, 5, 5, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},  // empty batch
+    {1, 1, 6, 2, 1, 3, 1, 1, 1, 0, 0, 2, 1, 1, true},  // dilation along one axis
+    {1, 16, 12, 12, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},
+};
+
+} // namespace
+
+TEST_CASE_TEMPLATE("kernels: conv2d matches the interpreter", T, float, double, tc::half,
+                   tc::bfloat16) {
+  for (const ConvCase &c : kConvCases)
+    checkConv2d<T>(c);
+}
+
+namespace {
+
+struct PoolCase {
+  std::vector<int64_t> shape; // [N, C, H, W]
+  int64_t kh, kw, strideH, strideW, padH, padW, dilH, dilW;
+  bool ceilMode;
+};
+
+const PoolCase kPoolCases[] = {
+    {{1, 1, 4, 4}, 2, 2, 2, 2, 0, 0, 1, 1, false},
+    {{2, 3, 7, 6}, 3, 3, 2, 2, 1, 1, 1, 1, false},
+    {{2, 3, 7, 6}, 3, 3, 2, 2, 1, 1, 1, 1, true},
+    {{1, 2, 5, 5}, 2, 2, 2, 2, 0, 0, 1, 1, true}, // ceil: a partial last window
+    {{1, 2, 6, 6}, 3, 3, 3, 3, 1, 1, 1, 1, true}, // ceil drops a window starting in padding
+    {{1, 2, 9, 8}, 3, 2, 1, 2, 1, 1, 1, 1, false},
+    {{1, 1, 9, 9}, 3, 3, 2, 2, 1, 1, 2, 2, true}, // dilation (max only)
+    {{1, 3, 1, 1}, 1, 1, 1, 1, 0, 0, 1, 1, false},
+    {{0, 2, 4, 4}, 2, 2, 2, 2, 0, 0, 1, 1, false},
+    {{1, 1, 11, 3}, 4, 3, 3, 1, 2, 1, 1, 1, true},
+};
+
+AttrMap poolAttributes(const PoolCase &c, bool withDilation) {
+  AttrMap attributes = attrs({{"kernel", std::vector<int64_t>{c.kh, c.kw}},
+                              {"stride", std::vector<int64_t>{c.strideH, c.strideW}},
+                              {"padding", std::vector<int64_t>{c.padH, c.padW}},
+                              {"ceil_mode", c.ceilMode}});
+  if (withDilation)
+    attributes.set("dilation", std::vector<int64_t>{c.dilH, c.dilW});
+  return attributes;
+}
+
+template <typename T> void checkMaxPool(const PoolCase &c) {
+  DType dtype = dtypeOf<T>();
+  HostTensor input = randomTensor(dtype, c.shape, 70, -50, 50);
+  AttrMap attributes = poolAttributes(c, true);
+  TensorType type = inferredType(OpKind::MaxPool2d, {input}, attributes);
+  std::vector<int64_t> shape = shapeOf(type);
+  std::vector<double> expected = evalOp(OpKind::MaxPool2d, {input}, type, attributes);
+  std::vector<T> x = typedOf<T>(input);
+  std::vector<T> y(expected.size());
+  tc::max_pool2d(x.data(), c.shape[0], c.shape[1], c.shape[2], c.shape[3], c.kh, c.kw, c.strideH,
+                 c.strideW, c.padH, c.padW, c.dilH, c.dilW, y.data(), shape[2], shape[3]);
+  INFO(dtypeName(dtype) << " max_pool2d " << shapeString(c.shape) << " -> " << shapeString(shape));
+  checkValues(doublesOf(y), expected, 0.0);
+}
+
+template <typename T> void checkAvgPool(const PoolCase &c) {
+  DType dtype = dtypeOf<T>();
+  HostTensor input = randomTensor(dtype, c.shape, 71, -50, 50);
+  for (bool countIncludePad : {false, true}) {
+    for (int64_t divisor : {0, 5}) {
+      AttrMap attributes = poolAttributes(c, false);
+      attributes.set("count_include_pad", countIncludePad);
+      if (divisor != 0)
+        attributes.set("divisor_override", divisor);
+      TensorType type = inferredType(OpKind::AvgPool2d, {input}, attributes);
+      std::vector<int64_t> shape = shapeOf(type);
+      std::vector<double> expected = evalOp(OpKind::AvgPool2d, {input}, type, attributes);
+      std::vector<T> x = typedOf<T>(input);
+      std::vector<T> y(expected.size());
+      tc::avg_pool2d(x.data(), c.shape[0], c.shape[1], c.shape[2], c.shape[3], c.kh, c.kw,
+                     c.strideH, c.strideW, c.padH, c.padW, countIncludePad, divisor, y.data(),
+                     shape[2], shape[3]);
+      INFO(dtypeName(dtype) << " avg_pool2d " << shapeString(c.shape) << " -> "
+                            << shapeString(shape) << " count_include_pad " << countIncludePad
+                            << " divisor_override " << divisor);
+      checkValues(doublesOf(y), expected, toleranceFor(dtype));
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE_TEMPLATE("kernels: max_pool2d and avg_pool2d match the interpreter", T, float, double,
+                   tc::half, tc::bfloat16) {
+  for (const PoolCase &c : kPoolCases) {
+    checkMaxPool<T>(c);
+    if (c.dilH == 1 && c.dilW == 1)
+      checkAvgPool<T>(c);
+  }
+}
+
+TEST_CASE("kernels: max_pool2d propagates NaN and pools integers") {
+  std::vector<float> x = {1, 2, 3, NAN, 5, 6, 7, 8, 9}; // [1, 1, 3, 3]
+  std::vector<float> y(4);
+  tc::max_pool2d(x.data(), 1, 1, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, y.data(), 2, 2);
+  CHECK(std::isnan(y[0]));
+  CHECK(y[1] == 6);
+  CHECK(std::isnan(y[2]));
+  CHECK(y[3] == 9);
+  std::vector<int64_t> ints = {-5, -7, -9, -1};
+  std::vector<int64_t> pooled(1);
+  tc::max_pool2d(ints.data(), 1, 1, 2, 2, 2, 2, 2, 2, 0, 0, 1, 1, pooled.data(), 1, 1);
+  CHECK(pooled[0] == -1);
+}
+
+TEST_CASE_TEMPLATE("kernels: adaptive_avg_pool2d matches the interpreter", T, float, tc::half) {
+  DType dtype = dtypeOf<T>();
+  for (auto [shape, outH, outW] : std::vector<std::tuple<std::vector<int64_t>, int64_t, int64_t>>{
+           {{2, 3, 7, 6}, 1, 1},
+           {{2, 3, 7, 6}, 3, 4},
+           {{1, 2, 5, 5}, 5, 5},
+           {{1, 2, 4, 3}, 7, 6}, // output larger than input
+           {{1, 1, 10, 9}, 4, 2},
+           {{0, 2, 4, 4}, 2, 2}}) {
+    HostTensor input = randomTensor(dtype, shape, 72, -50, 50);
+    std::vector<double> expected = interpretOp(OpKind::AdaptiveAvgPool2d, {input},
+                                               attrs({{"output_size", std::vector<int64_t>{outH, outW}}}));
+    std::vector<T> x = typedOf<T>(input);
+    std::vector<T> y(expected.size());
+    tc::adaptive_avg_pool2d(x.data(), shape[0], shape[1], shape[2], shape[3], y.data(), outH, outW);
+    INFO(shapeString(shape) << " -> " << outH << "x" << outW);
+    checkValues(doublesOf(y), expected, toleranceFor(dtype));
+  }
+}
