@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <vector>
 
-#define TC_RUNNER_RETURN_IF_ERROR(expr)                                                           \
-  do {                                                                                            \
-    tc_status status_ = (expr);                                                                   \
-    if (status_ != TC_OK)                                                                         \
-      return status_;                                                                             \
+#define TC_RUNNER_RETURN_IF_ERROR(expr)                                                            \
+  do {                                                                                             \
+    tc_status status_ = (expr);                                                                    \
+    if (status_ != TC_OK)                                                                          \
+      return status_;                                                                              \
   } while (0)
 
 namespace {
@@ -39,8 +39,8 @@ constexpr size_t kDataAlignment = 64;
 struct Options {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
-  std::string weights; ///< empty: the bundle's default
-  std::string golden;  ///< empty: files mode
+  std::string weights;   ///< empty: the bundle's default
+  std::string golden;    ///< empty: files mode
   long long warmup = -1; ///< -1: 1 with --iters, else 0
   long long iters = 0;   ///< 0: one untimed run
 };
@@ -316,8 +316,8 @@ public:
         return tc_error_setf(err, TC_ERROR_INTERNAL,
                              "%s.output_shapes: output %zu has an invalid dtype or shape",
                              modelName(), i);
-      output.data = ::operator new(size_t(bytes == 0 ? 1 : bytes),
-                                   std::align_val_t(kDataAlignment), std::nothrow);
+      output.data = ::operator new(size_t(bytes == 0 ? 1 : bytes), std::align_val_t(kDataAlignment),
+                                   std::nothrow);
       if (!output.data)
         return tc_error_setf(err, TC_ERROR_OUT_OF_MEMORY,
                              "cannot allocate %" PRId64 " bytes for output %zu", bytes, i);
@@ -476,9 +476,8 @@ Comparison compareIntegers(const tc_tensor &actual, const tc_tensor &expected, i
 
 /// The fp64 referee: the output's largest error against the float64 run is at most
 /// refereeFactor times eager's, plus one unit of the dtype's precision at the output's scale.
-Comparison referee(const tc_tensor &actual, const tc_tensor &expected,
-                   const tc_tensor &reference, int64_t numel, const FloatPolicy &policy,
-                   double maxAbsError) {
+Comparison referee(const tc_tensor &actual, const tc_tensor &expected, const tc_tensor &reference,
+                   int64_t numel, const FloatPolicy &policy, double maxAbsError) {
   double errorActual = 0, errorEager = 0, scale = 0;
   for (int64_t i = 0; i < numel; ++i) {
     double ref = doubleAt(reference, i);
@@ -490,8 +489,7 @@ Comparison referee(const tc_tensor &actual, const tc_tensor &expected,
   double allowed = policy.refereeFactor * errorEager + policy.epsilon * scale;
   bool ok = std::isfinite(errorActual) && errorActual <= allowed;
   char how[96];
-  std::snprintf(how, sizeof(how), "fp64 referee: error %.3g vs allowed %.3g", errorActual,
-                allowed);
+  std::snprintf(how, sizeof(how), "fp64 referee: error %.3g vs allowed %.3g", errorActual, allowed);
   return {ok, maxAbsError, how};
 }
 
@@ -553,14 +551,12 @@ tc_status runFiles(const Options &options, const tc_model_api &api, const char *
   }
 
   for (size_t i = 0; i < options.outputs.size(); ++i)
-    TC_RUNNER_RETURN_IF_ERROR(
-        tc_npy_write(options.outputs[i].c_str(), &session.outputs()[i], err));
+    TC_RUNNER_RETURN_IF_ERROR(tc_npy_write(options.outputs[i].c_str(), &session.outputs()[i], err));
   if (options.iters == 0)
     return TC_OK;
   std::sort(micros.begin(), micros.end());
   size_t middle = micros.size() / 2;
-  double median =
-      micros.size() % 2 ? micros[middle] : (micros[middle - 1] + micros[middle]) / 2;
+  double median = micros.size() % 2 ? micros[middle] : (micros[middle - 1] + micros[middle]) / 2;
   std::fprintf(out, "median_us=%.3f\n", median);
   return TC_OK;
 }

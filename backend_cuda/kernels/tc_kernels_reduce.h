@@ -62,7 +62,9 @@ void reduce(reduce_kind kind, const T *x, int64_t outer, int64_t extent, int64_t
   case reduce_kind::prod:
     detail::reduce_middle(
         x, outer, extent, inner, Acc(1),
-        [](Acc product, T value) { return detail::multiply_wrapping(product, detail::widen(value)); },
+        [](Acc product, T value) {
+          return detail::multiply_wrapping(product, detail::widen(value));
+        },
         store);
     return;
   case reduce_kind::amax:

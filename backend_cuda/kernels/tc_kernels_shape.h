@@ -149,7 +149,8 @@ template <typename T> void arange(T *y, int64_t count, double start, double step
 
 namespace detail {
 /// True if every index lies in [0, extent).
-template <typename I> inline bool indices_in_range(const I *indices, int64_t count, int64_t extent) {
+template <typename I>
+inline bool indices_in_range(const I *indices, int64_t count, int64_t extent) {
   for (int64_t i = 0; i < count; ++i) {
     auto index = static_cast<int64_t>(indices[i]);
     if (index < 0 || index >= extent)

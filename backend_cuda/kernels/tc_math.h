@@ -25,7 +25,8 @@ struct half {
   uint16_t bits;
 };
 
-/// bfloat16 storage: the upper half of an IEEE binary32.
+/// bfloat16 storage: the upper half of an IEEE binary32. Always spell it tc::bfloat16: OpenBLAS's
+/// <cblas.h> (included under TC_USE_CBLAS) declares a global `typedef uint16_t bfloat16`.
 struct bfloat16 {
   uint16_t bits;
 };
@@ -178,9 +179,9 @@ TC_HD inline float to_float(bfloat16 value) {
 
 /// Rounds to nearest even like c10::BFloat16; overflow gives infinity, NaN gives 0x7FC0.
 TC_HD inline bfloat16 from_float_bf16(float value) {
-  if (value != value)
-    return bfloat16{0x7FC0u};
   uint32_t bits = detail::float_bits(value);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) // NaN, tested on the bits so -ffast-math keeps it
+    return bfloat16{0x7FC0u};
   uint32_t rounding = ((bits >> 16) & 1u) + 0x7FFFu;
   return bfloat16{static_cast<uint16_t>((bits + rounding) >> 16)};
 }

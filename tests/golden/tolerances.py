@@ -44,7 +44,7 @@ def compare(actual, expected, reference64):
     diff = (actual.double() - expected.double()).abs()
     max_err = float(diff.max()) if diff.numel() else 0.0
     try:
-        torch.testing.assert_close(actual, expected, **TOLERANCES[expected.dtype])
+        torch.testing.assert_close(actual, expected, equal_nan=True, **TOLERANCES[expected.dtype])
         return True, max_err, "assert_close"
     except AssertionError:
         pass

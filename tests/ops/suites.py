@@ -17,7 +17,8 @@ Export layout (`export_suite`), like models/export_zoo.py:
                                              converted with .double(), run on the float inputs
                                              cast to float64 (int/bool inputs unchanged)
     <out>/<suite>/manifest.json              suite name, case names (= output names), output
-                                             dtypes/shapes, input names
+                                             dtypes/shapes, input names, and per level the
+                                             cases each exported node feeds ("node_cases")
 
 bfloat16 tensors are written as their '<u2' bit patterns (tests/golden/tolerances.load_npy
 reads them back).
@@ -141,6 +142,8 @@ def _elementwise_inputs(g):
         "q": _randn(g, 8, 3),  # q.t() is a non-contiguous [3,8]
         "w": _randn(g, 3, 16),  # w[:, ::2] is a strided [3,8]
         "r": _randn(g, 8, 2, 3),  # r.permute(...) is a permuted view
+        "g4": _randn(g, 2, 1, 3, 1),  # broadcasts with h4 on every dim: -> [2,4,3,5]
+        "h4": _randn(g, 4, 1, 5),
     }
 
 
@@ -170,15 +173,24 @@ ELEMENTWISE_CASES: list[tuple[str, CaseFn]] = [
     ("clamp_min", lambda m, t: torch.clamp(t.a, min=-0.25)),
     ("clamp_max", lambda m, t: torch.clamp(t.a, max=0.25)),
     ("clamp_int", lambda m, t: torch.clamp(t.i, -3, 4)),
+    ("clamp_int_float_bounds", lambda m, t: torch.clamp(t.i, -2.5, 3.5)),  # promotes to f32
     ("relu6", lambda m, t: F.relu6(t.a * 4)),
     ("hardtanh", lambda m, t: F.hardtanh(t.a, -0.75, 0.5)),
     ("logical_not_bool", lambda m, t: torch.logical_not(t.m)),
     ("logical_not_float", lambda m, t: torch.logical_not(torch.floor(t.a))),
     ("clone", lambda m, t: t.a.clone()),
+    ("detach", lambda m, t: t.b.detach() * 1.5),
+    ("dropout_eval", lambda m, t: F.dropout(t.a, 0.5, training=False) + 1),
+    ("inplace_relu_", lambda m, t: (t.a * 2).relu_()),
+    ("inplace_add_", lambda m, t: (t.a * 2).add_(t.b)),
+    ("inplace_mul_", lambda m, t: (t.b + 1).mul_(t.p)),
     ("relu_int", lambda m, t: F.relu(t.i)),
     ("neg_int", lambda m, t: -t.i),
     ("abs_int", lambda m, t: t.i.abs()),
     ("exp_of_int", lambda m, t: torch.exp(t.i.float() * 0.25)),
+    ("sigmoid_of_int", lambda m, t: torch.sigmoid(t.i)),
+    ("sqrt_of_int", lambda m, t: torch.sqrt(t.i.abs())),
+    ("reciprocal_of_int", lambda m, t: torch.reciprocal(t.j)),
     # -- casts
     ("cast_f32_i64_trunc", lambda m, t: (t.a * 5).to(torch.int64)),
     ("cast_i64_f32", lambda m, t: t.i.to(torch.float32)),
@@ -189,6 +201,9 @@ ELEMENTWISE_CASES: list[tuple[str, CaseFn]] = [
     ("cast_f32_f16", lambda m, t: t.a.to(torch.float16)),
     ("cast_f32_bf16", lambda m, t: t.a.to(torch.bfloat16)),
     ("cast_f32_f64", lambda m, t: t.a.to(torch.float64) * 3),
+    ("cast_bf16_i64", lambda m, t: (t.a * 5).bfloat16().to(torch.int64)),
+    ("cast_f16_bool", lambda m, t: torch.floor(t.a).half().bool()),
+    ("cast_i64_f16", lambda m, t: t.i.half()),
     ("type_as", lambda m, t: t.i.type_as(t.a)),
     # -- binary, tensor-tensor
     ("add", lambda m, t: t.a + t.b),
@@ -233,10 +248,20 @@ ELEMENTWISE_CASES: list[tuple[str, CaseFn]] = [
     ("pow_scalar_half", lambda m, t: t.p ** 0.5),
     ("pow_scalar_base", lambda m, t: 2.0 ** t.a),
     ("pow_int", lambda m, t: t.i ** 2),
+    ("pow_int_float_scalar", lambda m, t: t.i.abs() ** 0.5),
+    ("floor_divide_int_neg_scalar", lambda m, t: t.i // -3),
+    ("remainder_int_neg_scalar", lambda m, t: t.i % -3),
+    ("div_int_int_scalar", lambda m, t: t.i / 4),
     ("floor_divide_int_scalar", lambda m, t: t.i // 3),
     ("floor_divide_float_scalar", lambda m, t: t.a // 0.3),
+    ("floor_divide_float_neg_scalar", lambda m, t: t.a // -0.3),
     ("remainder_int_scalar", lambda m, t: t.i % 3),
     ("remainder_float_scalar", lambda m, t: t.a % 0.7),
+    ("remainder_float_neg_scalar", lambda m, t: t.a % -0.7),
+    ("pow_float_int_exponent", lambda m, t: t.p ** t.i),
+    ("pow_scalar_base_int_exponent", lambda m, t: 2.0 ** t.i),
+    ("eq_int_float_scalar", lambda m, t: t.i == 2.5),
+    ("lt_bool_float", lambda m, t: t.m < t.a),
     ("gt_scalar", lambda m, t: t.a > 0.25),
     ("eq_int_scalar", lambda m, t: t.i == 3),
     ("lt_int_float_scalar", lambda m, t: t.i < 2.5),
@@ -253,15 +278,29 @@ ELEMENTWISE_CASES: list[tuple[str, CaseFn]] = [
     ("int_plus_bool", lambda m, t: t.i + t.m),
     ("float_times_bool", lambda m, t: t.a * t.m),
     ("where_int", lambda m, t: torch.where(t.m, t.i, t.j)),
+    ("where_promote_int_float", lambda m, t: torch.where(t.m, t.i, t.a)),
+    # -- half precision arithmetic
+    ("f16_mul", lambda m, t: t.a.half() * t.b.half()),
+    ("f16_exp", lambda m, t: torch.exp(t.a.half())),
+    ("f16_exp_overflow_inf", lambda m, t: torch.exp(t.a.half() * 12)),
+    ("div_by_zero_scalar_inf", lambda m, t: t.a / 0.0),
+    ("bf16_add", lambda m, t: t.a.bfloat16() + t.b.bfloat16()),
+    ("bf16_gelu", lambda m, t: F.gelu(t.a.bfloat16())),
     # -- broadcasting and odd shapes
     ("broadcast_4x1x8_3x1", lambda m, t: t.c + t.d),
     ("broadcast_mul_1x5x1", lambda m, t: t.c * t.e),
+    ("broadcast_both_4d", lambda m, t: t.g4 - t.h4),
+    ("where_broadcast_3_shapes", lambda m, t: torch.where(t.d > 0, t.a[:1], t.e.view(5, 1)[:3])),
     ("size1_dims_sigmoid", lambda m, t: torch.sigmoid(t.e)),
     ("size0_exp", lambda m, t: torch.exp(t.z)),
     ("size0_add_scalar", lambda m, t: t.z + 1.0),
     ("zero_d_mul", lambda m, t: t.s * 2.0),
     ("zero_d_exp", lambda m, t: torch.exp(t.s)),
     ("zero_d_broadcast", lambda m, t: t.a - t.s),
+    ("zero_d_zero_d", lambda m, t: t.s * t.s + t.s),
+    ("zero_d_compare", lambda m, t: t.s > 0),
+    ("zero_d_where_cond", lambda m, t: torch.where(t.s > 0, t.a, t.b)),
+    ("size0_broadcast_row", lambda m, t: t.z + t.a[0, :4]),
     # -- non-contiguous inputs made inside the module
     ("noncontig_t_add", lambda m, t: t.q.t() + t.a),
     ("noncontig_t_exp", lambda m, t: torch.exp(t.q.t())),
@@ -285,6 +324,8 @@ def _reduction_inputs(g):
         "xi": _randint(g, -3, 4, 4, 5),  # small range: argmax ties
         "xb": _rand(g, 4, 5) > 0.8,
         "v": _randn(g, 13),
+        "empty": _randn(g, 0, 3),
+        "wide": _randn(g, 3, 200),  # inner extent > the kernels' 128-element chunk
     }
 
 
@@ -296,6 +337,9 @@ REDUCTION_CASES: list[tuple[str, CaseFn]] = [
     ("sum_all", lambda m, t: t.x.sum()),
     ("sum_int", lambda m, t: t.xi.sum(1)),
     ("sum_bool", lambda m, t: t.xb.sum(0)),
+    ("sum_int_dtype_f32", lambda m, t: t.xi.sum(1, dtype=torch.float32)),
+    ("sum_bf16_dtype_f32", lambda m, t: t.x.bfloat16().sum(-1, dtype=torch.float32)),
+    ("sum_f16", lambda m, t: t.y.half().sum(0)),
     ("sum_1d", lambda m, t: t.v.sum(0)),
     ("mean_dim", lambda m, t: t.x.mean(1)),
     ("mean_keepdim_multi", lambda m, t: t.x.mean((0, 2), keepdim=True)),
@@ -313,6 +357,7 @@ REDUCTION_CASES: list[tuple[str, CaseFn]] = [
     ("prod_keepdim", lambda m, t: t.pos.prod(0, keepdim=True)),
     ("prod_all", lambda m, t: t.pos.prod()),
     ("prod_int", lambda m, t: t.xi.prod(1)),
+    ("prod_bool", lambda m, t: t.xb.prod(1)),
     ("var_dim", lambda m, t: t.x.var(1)),
     ("var_correction0", lambda m, t: t.x.var(-1, correction=0)),
     ("var_keepdim_multi", lambda m, t: t.x.var((0, 2), keepdim=True)),
@@ -320,10 +365,13 @@ REDUCTION_CASES: list[tuple[str, CaseFn]] = [
     ("argmax_dim", lambda m, t: t.x.argmax(1)),
     ("argmax_keepdim", lambda m, t: t.y.argmax(-1, keepdim=True)),
     ("argmax_int_ties", lambda m, t: t.xi.argmax(0)),
+    ("argmax_1d_keepdim", lambda m, t: t.v.argmax(0, keepdim=True)),
+    ("argmax_bf16", lambda m, t: t.y.bfloat16().argmax(1)),
     ("any_dim_bool", lambda m, t: t.xb.any(1)),
     ("any_keepdim", lambda m, t: t.xb.any(0, keepdim=True)),
     ("any_all", lambda m, t: t.xb.any()),
     ("any_float", lambda m, t: torch.floor(t.y).any(1)),
+    ("any_int", lambda m, t: t.xi.any(1)),
     ("softmax_last", lambda m, t: torch.softmax(t.x, -1)),
     ("softmax_dim0", lambda m, t: torch.softmax(t.x, 0)),
     ("softmax_dim1", lambda m, t: F.softmax(t.x, dim=1)),
@@ -333,6 +381,21 @@ REDUCTION_CASES: list[tuple[str, CaseFn]] = [
     ("log_softmax_dim0_odd", lambda m, t: torch.log_softmax(t.y, 0)),
     ("softmax_1d", lambda m, t: torch.softmax(t.v, 0)),
     ("sum_noncontig", lambda m, t: t.x.transpose(0, 2).sum(1)),
+    ("sum_wide_dim0", lambda m, t: t.wide.sum(0)),
+    ("amax_wide_dim0", lambda m, t: t.wide.amax(0)),
+    ("var_wide_dim0", lambda m, t: t.wide.var(0)),
+    ("argmax_wide_dim0", lambda m, t: t.wide.argmax(0)),
+    ("any_wide_dim0", lambda m, t: (t.wide > 1).any(0)),
+    ("softmax_wide_dim0", lambda m, t: torch.softmax(t.wide, 0)),
+    ("log_softmax_wide_dim0", lambda m, t: torch.log_softmax(t.wide, 0)),
+    ("softmax_with_neg_inf", lambda m, t: torch.softmax(t.y.masked_fill(t.y < -1, float("-inf")), 1)),
+    ("sum_size0_dim", lambda m, t: t.empty.sum(0)),
+    ("sum_size0_keepdim", lambda m, t: t.empty.sum(1, keepdim=True)),
+    ("softmax_size1_dim", lambda m, t: torch.softmax(t.y.unsqueeze(1), 1)),
+    ("sum_bf16", lambda m, t: t.x.bfloat16().sum(-1)),
+    ("mean_f16", lambda m, t: t.y.half().mean(1)),
+    ("softmax_f16", lambda m, t: torch.softmax(t.y.half(), -1)),
+    ("softmax_f16_dtype_f32", lambda m, t: torch.softmax(t.y.half(), -1, dtype=torch.float32)),
 ]
 
 
@@ -350,6 +413,7 @@ def _shape_inputs(g):
         "xi": _randint(g, -5, 6, 2, 3),
         "idx": torch.tensor([3, 0, 2, 2, 1], dtype=torch.int64),
         "tokens": torch.tensor([[1, 9, 0], [4, 4, 7]], dtype=torch.int64),
+        "s": _randn(g),  # 0-d
     }
 
 
@@ -374,6 +438,7 @@ SHAPE_CASES: list[tuple[str, CaseFn]] = [
     ("expand", lambda m, t: t.x[:, :1, :].expand(2, 3, 4)),
     ("expand_new_dims", lambda m, t: t.u.expand(3, 2, 4, 5)),
     ("expand_minus1", lambda m, t: t.u.expand(-1, -1, 6)),
+    ("expand_bool", lambda m, t: (t.u > 0).expand(2, 4, 3)),
     ("expand_as", lambda m, t: t.u.expand_as(t.y.view(2, 4, 3))),
     ("slice_step", lambda m, t: t.y[:, 1::2]),
     ("slice_step3_dim0", lambda m, t: t.y[::3]),
@@ -392,15 +457,26 @@ SHAPE_CASES: list[tuple[str, CaseFn]] = [
     ("unsqueeze_0", lambda m, t: t.y.unsqueeze(0)),
     ("unsqueeze_neg", lambda m, t: t.y.unsqueeze(-1)),
     ("unsqueeze_mid", lambda m, t: t.x.unsqueeze(2)),
+    ("unsqueeze_0d", lambda m, t: t.s.unsqueeze(0)),
+    ("expand_0d", lambda m, t: t.s.expand(2, 3)),
+    ("reshape_0d", lambda m, t: t.s.reshape(1, 1)),
+    ("reshape_to_0d", lambda m, t: t.y[1:2, 2:3].reshape(())),
+    ("select_to_0d", lambda m, t: t.y[1][2]),
+    ("squeeze_0d", lambda m, t: t.s.squeeze()),
+    ("flatten_0d", lambda m, t: t.s.flatten()),
+    ("unsqueeze_neg_0d", lambda m, t: t.s.unsqueeze(-1)),
     ("cat_dim0_3_inputs", lambda m, t: torch.cat([t.y, t.y * 2, t.y[:1]], 0)),
     ("cat_last", lambda m, t: torch.cat([t.x, t.x[:, :, :1], -t.x], -1)),
     ("cat_mid_4_inputs", lambda m, t: torch.cat([t.x, t.x[:, :1], t.x[:, 1:], t.x], 1)),
     ("cat_promote", lambda m, t: torch.cat([t.xi, t.x[:, :, 0]], 1)),
     ("cat_with_empty", lambda m, t: torch.cat([t.y, t.y[:0]], 0)),
+    ("cat_bool", lambda m, t: torch.cat([t.y > 0, t.y[:1] < 0], 0)),
+    ("cat_int_bool", lambda m, t: torch.cat([t.xi, t.xi > 0], 1)),
     ("split_0", lambda m, t: t.y.split(4, dim=1)[0]),
     ("split_1_last", lambda m, t: t.y.split(4, dim=1)[1]),
     ("split_sizes", lambda m, t: t.y.split([1, 3], dim=0)[1]),
     ("split_with_sizes_mid", lambda m, t: torch.split(t.x, [1, 2, 1], dim=2)[1]),
+    ("split_zero_piece", lambda m, t: t.y.split([0, 4], dim=0)[1]),
     ("chunk_0", lambda m, t: t.sq.chunk(3, dim=0)[0]),
     ("chunk_last", lambda m, t: t.sq.chunk(3, dim=0)[2]),
     ("chunk_uneven_4", lambda m, t: t.y.chunk(4, dim=1)[2]),
@@ -410,10 +486,13 @@ SHAPE_CASES: list[tuple[str, CaseFn]] = [
     ("triu_pos_diag", lambda m, t: torch.triu(t.y, diagonal=2)),
     ("tril_batched", lambda m, t: torch.tril(t.x, 1)),
     ("triu_int", lambda m, t: torch.triu(t.xi)),
+    ("triu_beyond", lambda m, t: torch.triu(t.y, 10)),
     ("arange_end", lambda m, t: torch.arange(5) + t.idx),
     ("arange_start_step", lambda m, t: torch.arange(2, 17, 3)),
     ("arange_float", lambda m, t: torch.arange(0.0, 1.5, 0.25) * t.y[0]),
     ("arange_neg_step", lambda m, t: torch.arange(4, -2, -2.0)),
+    ("arange_float_inexact", lambda m, t: torch.arange(0.0, 1.0, 0.3)),
+    ("arange_int_neg_step", lambda m, t: torch.arange(10, 0, -3)),
     ("full", lambda m, t: torch.full((2, 3), 1.5) + t.xi),
     ("full_int", lambda m, t: torch.full((3,), 7, dtype=torch.int64)),
     ("full_bool", lambda m, t: torch.full((2, 2), True)),
@@ -426,6 +505,8 @@ SHAPE_CASES: list[tuple[str, CaseFn]] = [
     ("embedding", lambda m, t: m.emb(t.tokens)),
     ("embedding_1d", lambda m, t: m.emb(t.idx)),
     ("embedding_functional", lambda m, t: F.embedding(t.idx[:4].view(2, 2), t.y)),
+    ("embedding_0d_index", lambda m, t: m.emb(t.idx[0])),
+    ("index_select_int", lambda m, t: torch.index_select(t.xi, 1, t.idx[:4] % 3)),
     ("index_select_0", lambda m, t: torch.index_select(t.y, 0, t.idx[:3])),
     ("index_select_1", lambda m, t: torch.index_select(t.y, 1, t.idx)),
     ("index_select_3d_last", lambda m, t: t.x.index_select(-1, t.idx)),
@@ -456,6 +537,12 @@ def _nn_inputs(g):
         "v": _randn(g, 2, 2, 7, 8),
         "mask_bool": torch.rand(5, 7, generator=g) > 0.3,
         "mask_float": _randn(g, 2, 1, 5, 7),
+        "mask_holes": torch.tensor([[1, 0, 1, 1, 0, 1, 1], [0] * 7, [1] * 7, [0, 0, 0, 0, 0, 0, 1],
+                                    [1, 1, 0, 0, 1, 0, 0]], dtype=torch.bool),  # row 1: all masked
+        "v70": _randn(g, 2, 2, 7, 70),  # value width > the attention kernel's 64-wide block
+        "m16x70": _randn(g, 16, 70),  # GEMM n > the loop kernel's 64-wide block
+        "ia": _randint(g, -4, 5, 3, 5),
+        "ib": _randint(g, -4, 5, 5, 4),
     }
 
 
@@ -476,15 +563,18 @@ def _nn_submodules():
         "ln_noaffine": nn.LayerNorm(16, elementwise_affine=False),
         "ln_nobias": nn.LayerNorm(16, bias=False),
         "ln_2d": nn.LayerNorm([5, 16], eps=1e-3),
+        "bn1d": nn.BatchNorm1d(16),
+        "bn1d_3d": nn.BatchNorm1d(5, eps=1e-3),
     }
-    for name in ("bn", "bn_noaffine"):
+    for name in ("bn", "bn_noaffine", "bn1d", "bn1d_3d"):
         bn = modules[name]
+        c = bn.num_features
         with torch.no_grad():
-            bn.running_mean.copy_(torch.randn(4) * 0.3)
-            bn.running_var.copy_(torch.rand(4) + 0.5)
+            bn.running_mean.copy_(torch.randn(c) * 0.3)
+            bn.running_var.copy_(torch.rand(c) + 0.5)
             if bn.affine:
-                bn.weight.copy_(1 + 0.2 * torch.randn(4))
-                bn.bias.copy_(0.2 * torch.randn(4))
+                bn.weight.copy_(1 + 0.2 * torch.randn(c))
+                bn.bias.copy_(0.2 * torch.randn(c))
     for name in ("ln", "ln_nobias", "ln_2d"):
         ln = modules[name]
         with torch.no_grad():
@@ -501,15 +591,23 @@ NN_CASES: list[tuple[str, CaseFn]] = [
     ("linear_3d", lambda m, t: m.fc(t.x3)),
     ("linear_3d_nobias", lambda m, t: m.fc_nobias(t.x3)),
     ("linear_1d", lambda m, t: m.fc(t.v16)),
+    ("linear_4d", lambda m, t: m.fc(t.x3.view(2, 5, 1, 16).expand(2, 5, 3, 16))),
     ("linear_functional_bias", lambda m, t: F.linear(t.x2, t.m16x7.t(), t.bias7)),
+    ("linear_noncontig_input", lambda m, t: m.fc(t.x3.transpose(0, 1))),
     ("matmul_1d_1d", lambda m, t: torch.matmul(t.v16, t.x2[0])),
     ("matmul_2d_1d", lambda m, t: torch.matmul(t.x2, t.v16)),
     ("matmul_1d_2d", lambda m, t: torch.matmul(t.v16, t.m16x7)),
     ("matmul_2d_2d", lambda m, t: t.x2 @ t.m16x7),
     ("matmul_3d_3d", lambda m, t: t.b3x4 @ t.b3y),
     ("matmul_3d_2d", lambda m, t: t.x3 @ t.m16x7),
+    ("matmul_1d_3d", lambda m, t: torch.matmul(t.v16, t.x3.transpose(1, 2))),
+    ("matmul_3d_1d", lambda m, t: torch.matmul(t.x3, t.v16)),
     ("matmul_broadcast_batch", lambda m, t: t.b4 @ t.b3y),
     ("matmul_transposed_operand", lambda m, t: t.x2 @ t.x2.t()),
+    ("matmul_wide", lambda m, t: t.x3 @ t.m16x70),
+    ("matmul_bf16_wide", lambda m, t: t.x2.bfloat16() @ t.m16x70.bfloat16()),
+    ("linear_f16", lambda m, t: F.linear(t.x3.half(), m.fc.weight.half(), m.fc.bias.half())),
+    ("matmul_int64", lambda m, t: t.ia @ t.ib),
     ("mm", lambda m, t: torch.mm(t.x2, t.m16x7)),
     ("bmm", lambda m, t: torch.bmm(t.b3x4, t.b3y)),
     ("addmm", lambda m, t: torch.addmm(t.bias7, t.x2, t.m16x7)),
@@ -524,6 +622,10 @@ NN_CASES: list[tuple[str, CaseFn]] = [
     ("conv2d_1x1_nobias", lambda m, t: m.conv_1x1_nobias(t.img)),
     ("conv2d_rect_stride_dilation", lambda m, t: m.conv_rect_stride(t.img)),
     ("conv2d_functional", lambda m, t: F.conv2d(t.img5, m.conv_odd.weight, None, padding=(0, 1))),
+    ("conv2d_stride_gt_kernel", lambda m, t: F.conv2d(t.img, m.conv_1x1_nobias.weight, stride=3)),
+    ("conv2d_big_padding", lambda m, t: F.conv2d(t.img, m.conv_s2p1.weight, m.conv_s2p1.bias, padding=3)),
+    ("conv2d_noncontig_input", lambda m, t: m.conv_s2p1(t.img.transpose(2, 3))),
+    ("conv2d_bf16", lambda m, t: F.conv2d(t.img.bfloat16(), m.conv_s2p1.weight.bfloat16(), m.conv_s2p1.bias.bfloat16(), stride=2, padding=1)),
     # -- normalization
     ("batch_norm", lambda m, t: m.bn(t.img)),
     ("batch_norm_noaffine", lambda m, t: m.bn_noaffine(t.img)),
@@ -531,32 +633,50 @@ NN_CASES: list[tuple[str, CaseFn]] = [
     ("layer_norm_noaffine", lambda m, t: m.ln_noaffine(t.x2)),
     ("layer_norm_nobias", lambda m, t: m.ln_nobias(t.x3)),
     ("layer_norm_2d_shape", lambda m, t: m.ln_2d(t.x3)),
+    ("layer_norm_bias_only", lambda m, t: F.layer_norm(t.x2, (16,), None, m.ln.bias)),
+    ("layer_norm_1d_input", lambda m, t: m.ln(t.v16)),
+    ("batch_norm_bias_only", lambda m, t: F.batch_norm(t.img, m.bn.running_mean, m.bn.running_var, None, m.bn.bias)),
+    ("batch_norm1d_2d", lambda m, t: m.bn1d(t.x2)),
+    ("batch_norm1d_3d", lambda m, t: m.bn1d_3d(t.x3)),
     # -- pooling
     ("max_pool2d_k2", lambda m, t: F.max_pool2d(t.img, 2)),
     ("max_pool2d_k3_s2_p1", lambda m, t: F.max_pool2d(t.img, 3, stride=2, padding=1)),
     ("max_pool2d_ceil", lambda m, t: F.max_pool2d(t.img, 2, stride=2, ceil_mode=True)),
     ("max_pool2d_dilation", lambda m, t: F.max_pool2d(t.img, 3, stride=1, dilation=2)),
     ("max_pool2d_rect_odd", lambda m, t: F.max_pool2d(t.img_odd, (3, 2), stride=(2, 1), padding=(1, 1), ceil_mode=True)),
+    ("max_pool2d_ceil_pad_drop_last", lambda m, t: F.max_pool2d(t.img5, 2, stride=2, padding=1, ceil_mode=True)),
+    ("max_pool2d_dilation_pad", lambda m, t: F.max_pool2d(t.img, 3, stride=2, padding=1, dilation=2)),
     ("avg_pool2d_k2", lambda m, t: F.avg_pool2d(t.img, 2)),
     ("avg_pool2d_pad_include", lambda m, t: F.avg_pool2d(t.img, 3, stride=2, padding=1, count_include_pad=True)),
     ("avg_pool2d_pad_exclude", lambda m, t: F.avg_pool2d(t.img, 3, stride=2, padding=1, count_include_pad=False)),
     ("avg_pool2d_ceil", lambda m, t: F.avg_pool2d(t.img, 2, stride=2, ceil_mode=True)),
     ("avg_pool2d_ceil_pad_exclude", lambda m, t: F.avg_pool2d(t.img_odd, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)),
     ("avg_pool2d_ceil_pad_include", lambda m, t: F.avg_pool2d(t.img_odd, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=True)),
+    ("avg_pool2d_ceil_pad_drop_last_include", lambda m, t: F.avg_pool2d(t.img5, 2, stride=2, padding=1, ceil_mode=True)),
+    ("avg_pool2d_ceil_pad_drop_last_exclude", lambda m, t: F.avg_pool2d(t.img5, 2, stride=2, padding=1, ceil_mode=True, count_include_pad=False)),
+    ("avg_pool2d_ceil_overhang_include", lambda m, t: F.avg_pool2d(t.img5, 3, stride=2, padding=1, ceil_mode=True)),
+    ("avg_pool2d_ceil_overhang_8", lambda m, t: F.avg_pool2d(t.img[:, :, :8, :8], 3, stride=2, padding=1, ceil_mode=True)),
     ("avg_pool2d_divisor_override", lambda m, t: F.avg_pool2d(t.img, 2, divisor_override=3)),
     ("adaptive_avg_pool2d_1x1", lambda m, t: F.adaptive_avg_pool2d(t.img, (1, 1))),
     ("adaptive_avg_pool2d_5_to_3", lambda m, t: F.adaptive_avg_pool2d(t.img5, 3)),
     ("adaptive_avg_pool2d_11x7_to_4x3", lambda m, t: F.adaptive_avg_pool2d(t.img_odd, (4, 3))),
     ("adaptive_avg_pool2d_identity", lambda m, t: F.adaptive_avg_pool2d(t.img5, (5, 5))),
+    ("adaptive_avg_pool2d_upsample", lambda m, t: F.adaptive_avg_pool2d(t.img5, (7, 6))),
     # -- attention
     ("sdpa", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v)),
     ("sdpa_bool_mask", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, attn_mask=t.mask_bool)),
     ("sdpa_float_mask", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, attn_mask=t.mask_float)),
+    ("sdpa_key_padding_mask", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, attn_mask=torch.logical_or(t.mask_bool[:2, None, None, :], t.mask_bool[0]))),
     ("sdpa_causal", lambda m, t: F.scaled_dot_product_attention(t.q, t.k[:, :, :5], t.v[:, :, :5], is_causal=True)),
     ("sdpa_causal_rect", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, is_causal=True)),
     ("sdpa_scale", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, scale=0.2)),
     ("sdpa_mask_and_scale", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, attn_mask=t.mask_bool, scale=0.5)),
+    ("sdpa_causal_scale", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, is_causal=True, scale=0.3)),
+    ("sdpa_permuted_qkv", lambda m, t: F.scaled_dot_product_attention(
+        t.q.transpose(1, 2).reshape(2, 5, 16).view(2, 5, 2, 8).transpose(1, 2), t.k.transpose(2, 3).transpose(2, 3), t.v)),
     ("sdpa_3d", lambda m, t: F.scaled_dot_product_attention(t.q[0], t.k[0], t.v[0])),
+    ("sdpa_fully_masked_row", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, attn_mask=t.mask_holes)),
+    ("sdpa_wide_v", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v70, attn_mask=t.mask_float)),
 ]
 
 
@@ -612,6 +732,27 @@ def _to_fp64(args):
     return tuple(a.double() if a.is_floating_point() else a for a in args)
 
 
+def node_cases(ep: torch.export.ExportedProgram, case_names: list[str]) -> dict[str, list[str]]:
+    """{exported node name: the cases whose output depends on it}, so that an error naming a
+    node (thunderc's import and verifier errors do) can be traced to its case(s)."""
+    output = next(n for n in ep.graph.nodes if n.op == "output")
+    outputs = list(output.args[0])
+    if len(outputs) != len(case_names):
+        raise RuntimeError(f"{len(outputs)} graph outputs for {len(case_names)} cases")
+    owners: dict[str, list[str]] = {}
+    for case, out in zip(case_names, outputs):
+        stack, seen = [out], set()
+        while stack:
+            node = stack.pop()
+            if not isinstance(node, torch.fx.Node) or node in seen:
+                continue
+            seen.add(node)
+            if node.op == "call_function":
+                owners.setdefault(node.name, []).append(case)
+            stack.extend(node.all_input_nodes)
+    return owners
+
+
 def export_suite(suite: Suite, out_root: Path, only: list[str] | None = None) -> Path:
     """Exports one suite (both IR levels, inputs, expected, fp64 referee) to <out_root>/<name>."""
     t0 = time.time()
@@ -632,6 +773,10 @@ def export_suite(suite: Suite, out_root: Path, only: list[str] | None = None) ->
     expected64 = _run(module64, _to_fp64(args))
     if len(expected) != len(module.case_names):
         raise RuntimeError(f"{suite.name}: {len(expected)} outputs for {len(module.case_names)} cases")
+    for name, out in zip(module.case_names, expected):
+        # tolerances.compare treats NaN as a mismatch; a case must not produce one.
+        if out.is_floating_point() and torch.isnan(out).any():
+            raise RuntimeError(f"{suite.name}: case {name} produces NaN in eager")
     _save(folder / "inputs", "input", args)
     _save(folder / "expected", "output", expected)
     _save(folder / "expected_fp64", "output", expected64)
@@ -643,6 +788,8 @@ def export_suite(suite: Suite, out_root: Path, only: list[str] | None = None) ->
                    for n, a in zip(module.input_names, args)],
         "cases": [{"name": n, "dtype": _dtype_name(o.dtype), "shape": list(o.shape)}
                   for n, o in zip(module.case_names, expected)],
+        "node_cases": {"train": node_cases(ep_train, module.case_names),
+                       "core": node_cases(ep_core, module.case_names)},
         "export_seconds": round(time.time() - t0, 2),
     }
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")

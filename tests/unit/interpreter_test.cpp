@@ -177,10 +177,10 @@ TEST_CASE("interpreter: binds a symbolic batch from the input shape and checks w
 
   mlp.weights.tensors["fc.bias"] = f32({3}, {0, 0, 0});
   CHECK(contains(mlp.error({f32({1, 3}, {2, 2, 2})}),
-                 "input 2 'b' (weight 'fc.bias'): expected f32[2], got f32[3]"));
+                 "weight 'fc.bias' (input 'b'): expected f32[2], got f32[3]"));
   mlp.weights.tensors.erase("fc.bias");
   CHECK(contains(mlp.error({f32({1, 3}, {2, 2, 2})}),
-                 "input 2 'b' (weight 'fc.bias'): missing weight 'fc.bias'"));
+                 "weight 'fc.bias' (input 'b'): missing weight 'fc.bias'"));
 }
 
 TEST_CASE("interpreter: size-0 batch, inconsistent symbols and compound dims") {

@@ -107,10 +107,10 @@ TC_INSTANTIATE_INTEGER(uint8_t)
 
 // Reductions whose result type differs from the operand's: f16/bf16 and f32 summed into
 // f32/f64, i32 and bool into i64.
-template void tc::reduce<tc::half, float>(tc::reduce_kind, const tc::half *, int64_t, int64_t, int64_t,
-                                      float *);
-template void tc::reduce<tc::bfloat16, float>(tc::reduce_kind, const tc::bfloat16 *, int64_t, int64_t,
+template void tc::reduce<tc::half, float>(tc::reduce_kind, const tc::half *, int64_t, int64_t,
                                           int64_t, float *);
+template void tc::reduce<tc::bfloat16, float>(tc::reduce_kind, const tc::bfloat16 *, int64_t,
+                                              int64_t, int64_t, float *);
 template void tc::reduce<float, double>(tc::reduce_kind, const float *, int64_t, int64_t, int64_t,
                                         double *);
 template void tc::reduce<int32_t, int64_t>(tc::reduce_kind, const int32_t *, int64_t, int64_t,
@@ -121,8 +121,8 @@ template void tc::reduce<bool, int64_t>(tc::reduce_kind, const bool *, int64_t, 
 // cast between every pair of element types (implicit instantiation through calls).
 namespace {
 template <typename... Types> struct TypeList {};
-using ElementTypes =
-    TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, tc::half, tc::bfloat16, float, double>;
+using ElementTypes = TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, tc::half,
+                              tc::bfloat16, float, double>;
 
 template <typename To, typename... Froms> void castFromEach(TypeList<Froms...>) {
   (static_cast<void>(tc::cast<To>(Froms{})), ...);

@@ -9,7 +9,8 @@ using namespace kernels_test;
 namespace {
 
 /// A [rows, cols] matrix stored transposed ([cols, rows]).
-template <typename T> std::vector<T> transposed(const std::vector<T> &matrix, int64_t rows, int64_t cols) {
+template <typename T>
+std::vector<T> transposed(const std::vector<T> &matrix, int64_t rows, int64_t cols) {
   std::vector<T> result(matrix.size());
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c)
@@ -23,7 +24,8 @@ std::vector<T> transposedBatch(const std::vector<T> &matrices, int64_t batch, in
                                int64_t cols) {
   std::vector<T> result;
   for (int64_t b = 0; b < batch; ++b) {
-    std::vector<T> one(matrices.begin() + b * rows * cols, matrices.begin() + (b + 1) * rows * cols);
+    auto first = matrices.begin() + b * rows * cols;
+    std::vector<T> one(first, first + rows * cols);
     std::vector<T> flipped = transposed(one, rows, cols);
     result.insert(result.end(), flipped.begin(), flipped.end());
   }
@@ -345,8 +347,8 @@ TEST_CASE_TEMPLATE("kernels: adaptive_avg_pool2d matches the interpreter", T, fl
            {{1, 1, 10, 9}, 4, 2},
            {{0, 2, 4, 4}, 2, 2}}) {
     HostTensor input = randomTensor(dtype, shape, 72, -50, 50);
-    std::vector<double> expected = interpretOp(OpKind::AdaptiveAvgPool2d, {input},
-                                               attrs({{"output_size", std::vector<int64_t>{outH, outW}}}));
+    AttrMap attributes = attrs({{"output_size", std::vector<int64_t>{outH, outW}}});
+    std::vector<double> expected = interpretOp(OpKind::AdaptiveAvgPool2d, {input}, attributes);
     std::vector<T> x = typedOf<T>(input);
     std::vector<T> y(expected.size());
     tc::adaptive_avg_pool2d(x.data(), shape[0], shape[1], shape[2], shape[3], y.data(), outH, outW);

@@ -172,7 +172,8 @@ TEST_CASE("kernels: cast to integers and bool follows the interpreter (truncate,
     values.push_back(value);
   for (double value : values) {
     INFO("value " << value);
-    REQUIRE(tc::cast<int64_t>(value) == static_cast<int64_t>(interp::roundToDType(value, DType::I64)));
+    REQUIRE(tc::cast<int64_t>(value) ==
+            static_cast<int64_t>(interp::roundToDType(value, DType::I64)));
     REQUIRE(tc::cast<int32_t>(value) == interp::roundToDType(value, DType::I32));
     REQUIRE(tc::cast<int16_t>(value) == interp::roundToDType(value, DType::I16));
     REQUIRE(tc::cast<int8_t>(value) == interp::roundToDType(value, DType::I8));
@@ -188,7 +189,8 @@ TEST_CASE("kernels: cast to integers and bool follows the interpreter (truncate,
   CHECK(tc::cast<bool>(tc::half{0x7E00}) == true);      // NaN
   CHECK(tc::cast<int64_t>(true) == 1);
   CHECK(tc::cast<double>(int64_t{-7}) == -7.0);
-  for (int64_t value : {int64_t{300}, int64_t{-129}, int64_t{65535}, int64_t{-1}, int64_t{1} << 40}) {
+  for (int64_t value :
+       {int64_t{300}, int64_t{-129}, int64_t{65535}, int64_t{-1}, int64_t{1} << 40}) {
     CHECK(tc::cast<int8_t>(value) == interp::wrapInteger(value, DType::I8));
     CHECK(tc::cast<uint8_t>(value) == interp::wrapInteger(value, DType::U8));
     CHECK(tc::cast<int16_t>(value) == interp::wrapInteger(value, DType::I16));

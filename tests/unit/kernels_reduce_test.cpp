@@ -235,7 +235,8 @@ TEST_CASE_TEMPLATE("kernels: softmax and log_softmax match the interpreter", T, 
 TEST_CASE_TEMPLATE("kernels: layer_norm and batch_norm match the interpreter", T, float, double,
                    tc::half, tc::bfloat16) {
   DType dtype = dtypeOf<T>();
-  for (auto [shape, normalized] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+  using ShapePair = std::pair<std::vector<int64_t>, std::vector<int64_t>>;
+  for (auto [shape, normalized] : std::vector<ShapePair>{
            {{4, 7}, {7}}, {{2, 3, 5}, {3, 5}}, {{3, 1}, {1}}, {{0, 6}, {6}}, {{2, 200}, {200}}}) {
     HostTensor input = randomTensor(dtype, shape, 85, 5, 9); // an offset mean
     HostTensor weight = randomTensor(dtype, normalized, 86);

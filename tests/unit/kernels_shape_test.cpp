@@ -123,7 +123,8 @@ TEST_CASE("kernels: strided_copy of more dims than it collapses") {
   for (int64_t a = 0; a < 2; ++a)
     for (int64_t b = 0; b < 3; ++b)
       for (int64_t c = 0; c < 2; ++c)
-        CHECK(y[static_cast<size_t>(a * 6 + b * 2 + c)] == x[static_cast<size_t>(c * 6 + b * 2 + a)]);
+        CHECK(y[static_cast<size_t>(a * 6 + b * 2 + c)] ==
+              x[static_cast<size_t>(c * 6 + b * 2 + a)]);
 }
 
 TEST_CASE_TEMPLATE("kernels: strided_store implements concat", T, float, tc::half, int64_t) {
@@ -149,8 +150,8 @@ TEST_CASE_TEMPLATE("kernels: strided_store implements concat", T, float, tc::hal
     int64_t position = 0;
     for (const HostTensor &input : inputs) {
       std::vector<T> x = typedOf<T>(input);
-      tc::strided_store(x.data(), static_cast<int>(input.shape.size()), input.shape.data(), y.data(),
-                        position * outStrides[dim], outStrides.data());
+      tc::strided_store(x.data(), static_cast<int>(input.shape.size()), input.shape.data(),
+                        y.data(), position * outStrides[dim], outStrides.data());
       position += input.shape[dim];
     }
     checkValues(doublesOf(y), expected, 0.0);
@@ -236,12 +237,14 @@ template <typename T, typename I> void checkGathers() {
   DType indexType = dtypeOf<I>();
   HostTensor weight = randomTensor(dtype, {7, 5}, 40, -5, 5);
   std::vector<T> w = typedOf<T>(weight);
-  for (const std::vector<int64_t> &shape : std::vector<std::vector<int64_t>>{{2, 3}, {4}, {0}, {1, 1}}) {
+  for (const std::vector<int64_t> &shape :
+       std::vector<std::vector<int64_t>>{{2, 3}, {4}, {0}, {1, 1}}) {
     HostTensor indices = makeTensor(indexType, shape, randomValues(numelOf(shape), 41, 0, 7));
     std::vector<double> expected = interpretOp(OpKind::Embedding, {weight, indices});
     std::vector<I> index = typedOf<I>(indices);
     std::vector<T> y(static_cast<size_t>(numelOf(shape) * 5));
-    CHECK(tc::embedding(w.data(), 7, 5, index.data(), static_cast<int64_t>(index.size()), y.data()));
+    CHECK(tc::embedding(w.data(), 7, 5, index.data(), static_cast<int64_t>(index.size()),
+                        y.data()));
     checkValues(doublesOf(y), expected, 0.0);
   }
   // Out of range, negative included: PyTorch raises, the interpreter errors, the kernel
@@ -262,8 +265,9 @@ template <typename T, typename I> void checkGathers() {
   for (int64_t dim : {0, 1, 2, -1}) {
     int64_t d = dim < 0 ? dim + 3 : dim;
     int64_t extent = input.shape[static_cast<size_t>(d)];
+    auto last = static_cast<double>(extent - 1);
     for (const std::vector<double> &positions :
-         std::vector<std::vector<double>>{{0}, {2, 0, 2, 1}, {}, {static_cast<double>(extent - 1)}}) {
+         std::vector<std::vector<double>>{{0}, {2, 0, 2, 1}, {}, {last}}) {
       HostTensor index =
           makeTensor(indexType, {static_cast<int64_t>(positions.size())}, positions);
       std::vector<double> expected =

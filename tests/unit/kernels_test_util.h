@@ -91,7 +91,8 @@ template <typename T> std::vector<double> doublesOf(const std::vector<T> &typed)
 }
 
 /// std::vector<bool> has no data(); kernels write bool buffers through this.
-template <typename T> using Buffer = std::vector<std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>>;
+template <typename T>
+using Buffer = std::vector<std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>>;
 
 /// The result type shape inference gives `op` on `inputs` with `attributes` (the verifier's
 /// view of the op, so the kernel is checked against the shapes the compiler will plan).

@@ -86,8 +86,8 @@ tc_status addBiasLoad(const char *path, void **model, tc_error *err) {
   return TC_OK;
 }
 
-tc_status addBiasShapes(const tc_tensor *inputs, int numInputs, tc_tensor *outputs,
-                        int numOutputs, tc_error *err) {
+tc_status addBiasShapes(const tc_tensor *inputs, int numInputs, tc_tensor *outputs, int numOutputs,
+                        tc_error *err) {
   if (numInputs != 1 || numOutputs != 2)
     return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, "addbias: wrong tensor count");
   const tc_tensor &x = inputs[0];
@@ -124,10 +124,16 @@ tc_status addBiasRun(void *context, const tc_tensor *inputs, int numInputs, tc_t
   return countRun(err);
 }
 
-const tc_model_api kAddBias = {"addbias",     1,          2,
-                               inputName,     addBiasLoad, freeModel,
-                               createContext, destroyContext, addBiasShapes,
-                               addBiasRun};
+const tc_model_api kAddBias = {.name = "addbias",
+                               .num_inputs = 1,
+                               .num_outputs = 2,
+                               .input_name = inputName,
+                               .load = addBiasLoad,
+                               .free_model = freeModel,
+                               .context_create = createContext,
+                               .context_destroy = destroyContext,
+                               .output_shapes = addBiasShapes,
+                               .run = addBiasRun};
 
 /// identity: copies its one input of any dtype and shape; the weights path is not opened.
 tc_status identityLoad(const char *, void **model, tc_error *err) {
@@ -151,10 +157,16 @@ tc_status identityRun(void *, const tc_tensor *inputs, int, tc_tensor *outputs, 
   return countRun(err);
 }
 
-const tc_model_api kIdentity = {"identity",    1,          1,
-                                inputName,     identityLoad, freeModel,
-                                createContext, destroyContext, identityShapes,
-                                identityRun};
+const tc_model_api kIdentity = {.name = "identity",
+                                .num_inputs = 1,
+                                .num_outputs = 1,
+                                .input_name = inputName,
+                                .load = identityLoad,
+                                .free_model = freeModel,
+                                .context_create = createContext,
+                                .context_destroy = destroyContext,
+                                .output_shapes = identityShapes,
+                                .run = identityRun};
 
 // ---------------------------------------------------------------------------------------------
 // Files and running
@@ -222,8 +234,8 @@ RunResult runRunner(const tc_model_api &api, std::vector<std::string> args,
   FILE *out = open_memstream(&outText, &outSize);
   FILE *err = open_memstream(&errText, &errSize);
   REQUIRE((out && err));
-  int code = tc_runner_main_streams(int(args.size()), argv.data(), &api, defaultWeights.c_str(),
-                                    out, err);
+  int code =
+      tc_runner_main_streams(int(args.size()), argv.data(), &api, defaultWeights.c_str(), out, err);
   std::fclose(out);
   std::fclose(err);
   RunResult result{code, std::string(outText, outSize), std::string(errText, errSize)};
@@ -242,8 +254,8 @@ bool isOneMedianLine(const std::string &text) {
     return begin < end && text.find_first_not_of("0123456789", begin) >= end;
   };
   return text.compare(0, prefix.size(), prefix) == 0 && dot != std::string::npos &&
-         allDigits(prefix.size(), dot) && text.size() == dot + 5 &&
-         allDigits(dot + 1, dot + 4) && text.back() == '\n';
+         allDigits(prefix.size(), dot) && text.size() == dot + 5 && allDigits(dot + 1, dot + 4) &&
+         text.back() == '\n';
 }
 
 bool contains(const std::string &text, const std::string &part) {
@@ -289,8 +301,8 @@ TEST_CASE("runtime runner: dynamic batch from the file, comma lists, --weights")
   writeNpy(otherWeights, TC_DTYPE_F32, {}, std::vector<float>{-1});
   std::string x5 = files.file("x5.npy");
   writeF32(x5, {5, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
-  RunResult result = files.run({"--weights", otherWeights, "--inputs", x5, "--outputs",
-                                files.y + "," + files.positives});
+  RunResult result = files.run(
+      {"--weights", otherWeights, "--inputs", x5, "--outputs", files.y + "," + files.positives});
   CHECK(result.code == 0);
   std::vector<int64_t> shape;
   CHECK(readNpy<float>(files.y, &shape)[14] == 14.0f);
@@ -368,7 +380,8 @@ TEST_CASE("runtime runner: usage errors exit 2 before loading the model") {
       {{"--inputs", files.x}, "missing --outputs (optional only with --iters)"},
       {{"--inputs", files.x, files.x, "--outputs", files.y, files.positives},
        "--inputs: the model has 1 input, got 2 files"},
-      {{"--inputs", files.x, "--outputs", files.y}, "--outputs: the model has 2 outputs, got 1 file"},
+      {{"--inputs", files.x, "--outputs", files.y},
+       "--outputs: the model has 2 outputs, got 1 file"},
       {{"--inputs", files.x, "--iters", "0"}, "--iters: expected a positive integer, got '0'"},
       {{"--inputs", files.x, "--iters", "3x"}, "--iters: expected a positive integer, got '3x'"},
       {{"--inputs", files.x, "--iters", "99999999999999999999"},
@@ -426,7 +439,8 @@ TEST_CASE("runtime runner: runtime and model errors exit 3 with the status name"
   SUBCASE("wrong weights file") {
     RunResult result = runWith({"--inputs", files.x, "--weights", files.x});
     CHECK(result.code == 3);
-    CHECK(result.err == "error: TC_ERROR_CORRUPT_WEIGHTS: " + files.x + ": expected an f32 scalar\n");
+    CHECK(result.err ==
+          "error: TC_ERROR_CORRUPT_WEIGHTS: " + files.x + ": expected an f32 scalar\n");
   }
   SUBCASE("input dtype differs from the model's") {
     std::string x64 = files.file("x64.npy");
@@ -529,8 +543,8 @@ TEST_CASE("runtime runner: golden fp64 referee") {
   std::vector<float> expected = {float(100.0 + 4e-4), -1.0f};
 
   SUBCASE("within the referee, outside rtol") {
-    golden.write(TC_DTYPE_F32, {2}, std::vector<float>{float(100.0 - 1e-4), -1.0f},
-                 TC_DTYPE_F32, expected);
+    golden.write(TC_DTYPE_F32, {2}, std::vector<float>{float(100.0 - 1e-4), -1.0f}, TC_DTYPE_F32,
+                 expected);
     golden.writeReference({2}, reference);
     RunResult result = golden.run();
     CHECK(result.code == 0);
@@ -539,19 +553,21 @@ TEST_CASE("runtime runner: golden fp64 referee") {
     CHECK(contains(result.out, "golden: PASS\n"));
   }
   SUBCASE("the same result without the referee") {
-    golden.write(TC_DTYPE_F32, {2}, std::vector<float>{float(100.0 - 1e-4), -1.0f},
-                 TC_DTYPE_F32, expected);
+    golden.write(TC_DTYPE_F32, {2}, std::vector<float>{float(100.0 - 1e-4), -1.0f}, TC_DTYPE_F32,
+                 expected);
     RunResult result = golden.run();
     CHECK(result.code == 1);
     CHECK(contains(result.out, "MISMATCH (assert_close failed and no fp64 referee)"));
   }
   SUBCASE("beyond the referee") {
-    golden.write(TC_DTYPE_F32, {2}, std::vector<float>{float(100.0 + 2e-3), -1.0f},
-                 TC_DTYPE_F32, expected);
+    golden.write(TC_DTYPE_F32, {2}, std::vector<float>{float(100.0 + 2e-3), -1.0f}, TC_DTYPE_F32,
+                 expected);
     golden.writeReference({2}, reference);
     RunResult result = golden.run();
     CHECK(result.code == 1);
-    CHECK(contains(result.out, "max_abs_error=0.0016 MISMATCH (fp64 referee: error 0.002 vs allowed 0.000805)"));
+    CHECK(
+        contains(result.out,
+                 "max_abs_error=0.0016 MISMATCH (fp64 referee: error 0.002 vs allowed 0.000805)"));
     CHECK(contains(result.out, "golden: FAIL\n"));
   }
   SUBCASE("a referee whose shape differs from expected is bad golden data") {
@@ -641,8 +657,7 @@ TEST_CASE("runtime runner: golden tolerances per dtype, NaN, inf, shape and dtyp
   }
   SUBCASE("shape and dtype must match") {
     writeNpy(golden.file("inputs/input_0.npy"), TC_DTYPE_F32, {2}, std::vector<float>{1, 2});
-    writeNpy(golden.file("expected/output_0.npy"), TC_DTYPE_F32, {1, 2},
-             std::vector<float>{1, 2});
+    writeNpy(golden.file("expected/output_0.npy"), TC_DTYPE_F32, {1, 2}, std::vector<float>{1, 2});
     CHECK(verdict() == "output 0: max_abs_error=inf MISMATCH (shape [2], expected [1, 2])");
     writeNpy(golden.file("expected/output_0.npy"), TC_DTYPE_F64, {2}, std::vector<double>{1, 2});
     CHECK(verdict() == "output 0: max_abs_error=inf MISMATCH (dtype f32, expected f64)");
