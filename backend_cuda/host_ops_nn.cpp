@@ -139,24 +139,27 @@ Status emitConv2d(const ir::Node &node, EmitState &state) {
   return Status::success();
 }
 
-// "x, N, C, H, W" of an NCHW operand, for pooling calls.
+// "x, N, C, H, W" of an NCHW operand, for pooling calls; an unbatched CHW operand has N = 1.
 std::string nchw(EmitState &state, const ir::Value *x) {
-  const ir::Shape &s = x->type().shape;
+  ir::Shape s = x->type().shape;
+  if (s.size() == 3)
+    s.insert(s.begin(), ir::Dim(1));
   return state.ptr(x) + ", " + dimExpr(s[0]) + ", " + dimExpr(s[1]) + ", " + dimExpr(s[2]) +
          ", " + dimExpr(s[3]);
 }
 
 std::string outHW(EmitState &state, const ir::Value *y) {
   const ir::Shape &s = y->type().shape;
-  return state.ptr(y) + ", " + dimExpr(s[2]) + ", " + dimExpr(s[3]);
+  size_t rank = s.size();
+  return state.ptr(y) + ", " + dimExpr(s[rank - 2]) + ", " + dimExpr(s[rank - 1]);
 }
 
 Status emitPool(const ir::Node &node, EmitState &state) {
   const ir::Value *x = node.operand(0);
   const ir::Value *y = node.result();
-  if (x->type().rank() != 4)
+  if (x->type().rank() != 4 && x->type().rank() != 3)
     return unsupported("pooling of a rank-" + std::to_string(x->type().rank()) +
-                       " tensor (only NCHW is compiled)");
+                       " tensor (NCHW or CHW)");
   const ir::AttrMap &attrs = node.attrs();
   std::string type = ctype(y);
   if (node.op() == OpKind::AdaptiveAvgPool2d) {

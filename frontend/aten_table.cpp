@@ -70,8 +70,12 @@ Status importGelu(NodeImport &node) {
   return emitOne(node, OpKind::Gelu, {self}, std::move(attrs));
 }
 
+// clamp/hardtanh/relu6: the input is cast to the output dtype first (clamping an int tensor
+// to float bounds gives a float result).
 Status emitClamp(NodeImport &node, std::optional<double> min, std::optional<double> max) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  self = node.castTo(self, out.dtype);
   AttrMap attrs;
   if (min)
     attrs.set("min", *min);

@@ -108,13 +108,14 @@ def _compare_outputs(suite, level, folder, manifest, output_files):
 
 def _cases_named_in(text, manifest, level):
     """The cases of the nodes that an error message names ("node '%clamp_4'", "node 'max_1'");
-    a node thunderc made itself (a name with a suffix) maps through its longest known prefix."""
+    a name thunderc derived from an exported one (a '.'- or '_'-separated suffix) maps through
+    its longest exported prefix."""
     owners = manifest["node_cases"][level]
     cases = []
     for node in re.findall(r"node '%?([\w.]+)'", text):
         name = node
         while name and name not in owners:
-            name = name[:-1]
+            name = re.sub(r"[._][^._]*$", "", name) if re.search(r"[._]", name) else ""
         for case in owners.get(name, []):
             if case not in cases:
                 cases.append(case)
