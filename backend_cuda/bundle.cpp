@@ -18,29 +18,6 @@ namespace thunderc::cuda {
 namespace fs = std::filesystem;
 namespace {
 
-// Contiguous row-major bytes of a strided view.
-std::vector<uint8_t> contiguousBytes(const ir::TensorView &view) {
-  int64_t itemSize = ir::dtypeSize(view.dtype);
-  int64_t count = 1;
-  for (int64_t dim : view.shape)
-    count *= dim;
-  std::vector<uint8_t> bytes(static_cast<size_t>(count * itemSize));
-  std::vector<int64_t> index(view.shape.size(), 0);
-  for (int64_t linear = 0; linear < count; ++linear) {
-    int64_t offset = 0;
-    for (size_t d = 0; d < index.size(); ++d)
-      offset += index[d] * view.strides[d];
-    std::memcpy(bytes.data() + linear * itemSize, view.data + offset * itemSize,
-                static_cast<size_t>(itemSize));
-    for (size_t d = index.size(); d-- > 0;) {
-      if (++index[d] < view.shape[d])
-        break;
-      index[d] = 0;
-    }
-  }
-  return bytes;
-}
-
 Expected<std::vector<uint8_t>> weightsFile(const ir::Graph &graph, const WeightSource &weights) {
   runtime::WeightsWriter writer;
   std::set<std::string> written;
@@ -48,7 +25,7 @@ Expected<std::vector<uint8_t>> weightsFile(const ir::Graph &graph, const WeightS
     if (input->inputKind() == ir::InputKind::User || written.count(input->weightName()))
       continue;
     TC_ASSIGN_OR_RETURN(ir::TensorView view, weights(*input));
-    std::vector<uint8_t> bytes = contiguousBytes(view);
+    std::vector<uint8_t> bytes = ir::contiguousCopy(view).bytes;
     std::string error;
     if (!writer.add(input->weightName(), static_cast<tc_dtype>(view.dtype), view.shape,
                     bytes.data(), bytes.size(), &error))

@@ -54,29 +54,6 @@ std::optional<ir::DType> dtypeForNpy(const std::string &descr) {
 
 } // namespace
 
-ir::HostTensor contiguousCopy(const ir::TensorView &view) {
-  ir::HostTensor tensor;
-  tensor.dtype = view.dtype;
-  tensor.shape = view.shape;
-  int64_t itemSize = ir::dtypeSize(view.dtype);
-  int64_t count = tensor.numel();
-  tensor.bytes.resize(static_cast<size_t>(count * itemSize));
-  std::vector<int64_t> index(view.shape.size(), 0);
-  for (int64_t linear = 0; linear < count; ++linear) {
-    int64_t offset = 0;
-    for (size_t d = 0; d < index.size(); ++d)
-      offset += index[d] * view.strides[d];
-    std::memcpy(tensor.bytes.data() + linear * itemSize, view.data + offset * itemSize,
-                static_cast<size_t>(itemSize));
-    for (size_t d = index.size(); d-- > 0;) {
-      if (++index[d] < view.shape[d])
-        break;
-      index[d] = 0;
-    }
-  }
-  return tensor;
-}
-
 Expected<LoadedProgram> loadProgram(const std::string &path) {
   LoadedProgram program;
   program.path = path;
@@ -169,7 +146,7 @@ std::string jsonReport(const LoadedProgram &program) {
     if (model.archive) {
       Expected<ir::TensorView> view = model.archive->tensor(input->weightName());
       if (view.ok()) {
-        ir::HostTensor bytes = contiguousCopy(*view);
+        ir::HostTensor bytes = ir::contiguousCopy(*view);
         weight["crc32"] = frontend::crc32(bytes.bytes);
       }
     }

@@ -37,7 +37,4 @@ Status interpretToFiles(const LoadedProgram &program, const std::vector<std::str
 Status compileToBundle(const LoadedProgram &program, const std::string &outDir,
                        const std::string &name, const std::string &goldenDir);
 
-/// Contiguous row-major copy of a strided view.
-ir::HostTensor contiguousCopy(const ir::TensorView &view);
-
 } // namespace thunderc::cli

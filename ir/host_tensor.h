@@ -34,6 +34,9 @@ struct HostTensor {
   TensorView view() const;
 };
 
+/// A contiguous row-major copy of a (possibly strided) view.
+HostTensor contiguousCopy(const TensorView &view);
+
 /// Contiguous row-major strides for `shape`.
 std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &shape);
 

@@ -61,8 +61,8 @@ def to_numpy(t: torch.Tensor) -> np.ndarray:
     """C-contiguous numpy copy of `t`; bfloat16 becomes its '<u2' bit pattern."""
     t = t.detach().cpu().contiguous()
     if t.dtype == torch.bfloat16:
-        return np.ascontiguousarray(t.view(torch.int16).numpy().view("<u2"))
-    return np.ascontiguousarray(t.numpy())
+        return np.require(t.view(torch.int16).numpy().view("<u2"), requirements="C")
+    return np.require(t.numpy(), requirements="C")
 
 
 def tensor_crc32(t: torch.Tensor) -> int:
