@@ -76,6 +76,19 @@ Expected<LoadedProgram> loadProgram(const std::string &path) {
   return program;
 }
 
+Status optimizeProgram(LoadedProgram &program, const std::vector<std::string> &passes,
+                       const opt::PassManagerOptions &options) {
+  if (passes.empty())
+    return Status::success();
+  opt::PassContext context;
+  Expected<bool> changed = opt::runPasses(*program.graph, passes, options, context);
+  if (changed.ok())
+    return Status::success();
+  if (changed.error().kind() == ErrorKind::Usage)
+    return std::move(changed).error();
+  return std::move(changed).error().withContext(program.path);
+}
+
 std::string textReport(const LoadedProgram &program) {
   std::ostringstream out;
   const frontend::ImportedModel &model = program.imported;

@@ -9,6 +9,7 @@
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "ir/status.h"
+#include "optimizer/pass_manager.h"
 
 namespace thunderc::cli {
 
@@ -23,6 +24,12 @@ struct LoadedProgram {
 /// Reads `path` by its extension (.tir text IR, otherwise a .pt2 archive) and verifies the
 /// resulting graph. Errors are prefixed with the path.
 Expected<LoadedProgram> loadProgram(const std::string &path);
+
+/// Runs the passes named in `passes` (--passes), in order, over the program's graph. An
+/// unknown pass name is a Usage error; other failures (a pass error, --verify-each catching a
+/// broken graph) are prefixed with the path. No names means nothing runs.
+Status optimizeProgram(LoadedProgram &program, const std::vector<std::string> &passes,
+                       const opt::PassManagerOptions &options);
 
 /// Text report (every node: status, name, op, source line) or its JSON form.
 std::string textReport(const LoadedProgram &program);

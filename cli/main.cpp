@@ -8,6 +8,7 @@
 #include "cli/driver.h"
 #include "cli/exit_codes.h"
 #include "ir/printer.h"
+#include "optimizer/pass_registry.h"
 
 namespace {
 
@@ -47,6 +48,14 @@ int run(int argc, char **argv) {
        cxxopts::value<std::vector<std::string>>())
       ("outputs", "output .npy files, in graph output order (comma-separated)",
        cxxopts::value<std::vector<std::string>>())
+      ("passes", "run these optimizer passes, in order, after loading (comma-separated; see "
+                 "--list-passes); without it no pass runs",
+       cxxopts::value<std::vector<std::string>>())
+      ("list-passes", "print the names of the optimizer passes and exit")
+      ("print-ir-after", "print the IR to stderr after the named pass, or after every pass "
+                         "with 'all'", cxxopts::value<std::string>()->default_value(""))
+      ("verify-each", "verify the IR after every pass, blaming the pass that broke it")
+      ("time-passes", "print how long each pass took, and pass statistics, to stderr")
       ("v,verbose", "log progress to stderr")
       ("q,quiet", "print errors only")
       ("version", "print the version and exit")
@@ -67,6 +76,11 @@ int run(int argc, char **argv) {
     std::cout << "thunderc " << THUNDERC_VERSION << "\n";
     return kExitOk;
   }
+  if (args.count("list-passes")) {
+    for (const std::string &name : opt::passNames())
+      std::cout << name << "\n";
+    return kExitOk;
+  }
   spdlog::set_pattern("thunderc: %v");
   spdlog::set_level(args.count("verbose")  ? spdlog::level::debug
                     : args.count("quiet") ? spdlog::level::err
@@ -83,6 +97,18 @@ int run(int argc, char **argv) {
   if (!program.ok())
     return fail(program.error());
   spdlog::debug("loaded {} nodes", program->graph->numNodes());
+
+  opt::PassManagerOptions passOptions;
+  passOptions.verifyEach = args.count("verify-each") > 0;
+  passOptions.printIrAfter = args["print-ir-after"].as<std::string>();
+  passOptions.timePasses = args.count("time-passes") > 0;
+  std::vector<std::string> passes;
+  if (args.count("passes"))
+    passes = args["passes"].as<std::vector<std::string>>();
+  Status optimized = optimizeProgram(*program, passes, passOptions);
+  if (!optimized.ok())
+    return fail(optimized.error());
+  spdlog::debug("{} nodes after passes", program->graph->numNodes());
 
   if (args.count("interpret")) {
     if (!args.count("inputs") || !args.count("outputs"))

@@ -1,0 +1,14 @@
+// Dead code elimination.
+#pragma once
+
+#include <memory>
+
+#include "optimizer/pass.h"
+
+namespace thunderc::opt {
+
+/// "dce": erases every node whose results are all unused and none is a graph output. All ops
+/// are pure, so nothing else keeps a node alive. Whole dead chains go in one run.
+std::unique_ptr<Pass> createDcePass();
+
+} // namespace thunderc::opt

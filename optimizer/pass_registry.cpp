@@ -1,0 +1,40 @@
+// The table of passes by name. Adding a pass means adding one row here.
+#include "optimizer/pass_registry.h"
+
+#include <algorithm>
+
+#include "optimizer/cse.h"
+#include "optimizer/dce.h"
+
+namespace thunderc::opt {
+namespace {
+
+struct PassEntry {
+  std::string_view name;
+  std::unique_ptr<Pass> (*create)();
+};
+
+// Kept sorted by name.
+constexpr PassEntry kPasses[] = {
+    {"cse", &createCsePass},
+    {"dce", &createDcePass},
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createPass(std::string_view name) {
+  for (const PassEntry &entry : kPasses)
+    if (entry.name == name)
+      return entry.create();
+  return nullptr;
+}
+
+std::vector<std::string> passNames() {
+  std::vector<std::string> names;
+  for (const PassEntry &entry : kPasses)
+    names.emplace_back(entry.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+} // namespace thunderc::opt
