@@ -212,6 +212,19 @@ Status importDivMode(NodeImport &node) {
   return node.unsupportedFeature("div with rounding_mode '" + *mode + "'");
 }
 
+// bitwise and/or/not on bool tensors are the logical ops (masks combined with & | ~);
+// integer bit arithmetic is not compiled.
+template <OpKind Op> Status importBoolBitwise(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  if (out.dtype != DType::Bool)
+    return node.unsupportedFeature("bitwise arithmetic on " +
+                                   std::string(ir::dtypeName(out.dtype)) +
+                                   " tensors (only bool masks are compiled)");
+  if (Op == OpKind::LogicalNot)
+    return importUnary<OpKind::LogicalNot>(node);
+  return importBinary<Op>(node);
+}
+
 // where(condition, self, other), with either branch possibly a Python scalar.
 Status importWhere(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * condition, node.tensor("condition"));
@@ -857,6 +870,11 @@ constexpr TableEntry kTable[] = {
     {"aten.ge.Scalar", importBinary<OpKind::Ge>},
     {"aten.logical_and.default", importBinary<OpKind::LogicalAnd>},
     {"aten.logical_or.default", importBinary<OpKind::LogicalOr>},
+    {"aten.bitwise_and.Tensor", importBoolBitwise<OpKind::LogicalAnd>},
+    {"aten.bitwise_or.Tensor", importBoolBitwise<OpKind::LogicalOr>},
+    {"aten.bitwise_not.default", importBoolBitwise<OpKind::LogicalNot>},
+    {"aten.__and__.Tensor", importBoolBitwise<OpKind::LogicalAnd>},
+    {"aten.__or__.Tensor", importBoolBitwise<OpKind::LogicalOr>},
     {"aten.where.self", importWhere},
     {"aten.where.ScalarOther", importWhere},
     {"aten.where.ScalarSelf", importWhere},

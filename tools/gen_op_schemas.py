@@ -81,6 +81,8 @@ EXTRA_OVERLOADS = [
     "max_pool2d_with_indices.default", "avg_pool2d.default", "select.int", "slice.Tensor",
     "cat.default", "stack.default", "permute.default", "expand.default", "view.default",
     "copy.default",
+    # Python operators on tensors in training IR: `mask_a | mask_b`, `&` (`~` exports as bitwise_not).
+    "__and__.Tensor", "__or__.Tensor",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by
