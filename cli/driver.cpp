@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "backend_cuda/bundle.h"
-#include "frontend/crc32.h"
 #include "frontend/npy.h"
+#include "crc32.h"
 #include "ir/interpreter.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -160,7 +160,7 @@ std::string jsonReport(const LoadedProgram &program) {
       Expected<ir::TensorView> view = model.archive->tensor(input->weightName());
       if (view.ok()) {
         ir::HostTensor bytes = ir::contiguousCopy(*view);
-        weight["crc32"] = frontend::crc32(bytes.bytes);
+        weight["crc32"] = runtime::crc32(bytes.bytes.data(), bytes.bytes.size());
       }
     }
     report["weights"].push_back(weight);

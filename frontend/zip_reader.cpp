@@ -9,7 +9,7 @@
 
 #include <cstdio>
 
-#include "frontend/crc32.h"
+#include "crc32.h"
 
 namespace thunderc::frontend {
 
@@ -282,7 +282,7 @@ Expected<std::span<const uint8_t>> ZipArchive::read(const ZipEntry &entry, bool 
   std::span<const uint8_t> data = file.subspan(entry.offset, entry.size);
   if (!verifyCrc)
     return data;
-  uint32_t actual = crc32(data);
+  uint32_t actual = runtime::crc32(data.data(), data.size());
   if (actual != entry.crc32)
     return invalidInput("entry '" + entry.name + "' is corrupt (its crc32 is " + hex32(actual) +
                         ", the central directory says " + hex32(entry.crc32) + ")");

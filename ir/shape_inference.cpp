@@ -175,8 +175,8 @@ namespace {
 
 // ---- elementwise ----
 
-// Ops that PyTorch computes in floating point only (on integers they either promote to float,
-// which the importer expresses with a cast, or are not implemented).
+// Ops that PyTorch computes in floating point only: on integer tensors PyTorch either promotes
+// to float (the importer inserts that cast) or has no kernel at all.
 bool requiresFloatingOperand(OpKind op) {
   switch (op) {
   case OpKind::Sigmoid:

@@ -1,14 +1,19 @@
-// Tests for frontend/crc32: the zlib CRC-32 (check values from zlib.crc32).
+// Tests for runtime/crc32 (used by the runtime for weights.bin and by the compiler for zip
+// members and weight checksums): the zlib CRC-32 (check values from zlib.crc32).
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
-#include "frontend/crc32.h"
-
-using thunderc::frontend::crc32;
+#include "runtime/crc32.h"
 
 namespace {
+
+uint32_t crc32(std::span<const uint8_t> bytes, uint32_t seed = 0) {
+  return thunderc::runtime::crc32(bytes.data(), bytes.size(), seed);
+}
 
 std::span<const uint8_t> asBytes(std::string_view text) {
   return {reinterpret_cast<const uint8_t *>(text.data()), text.size()};

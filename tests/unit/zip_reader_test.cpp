@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "frontend/crc32.h"
+#include "runtime/crc32.h"
 #include "frontend/mapped_file.h"
 #include "frontend/zip_reader.h"
 
@@ -49,7 +49,7 @@ void patch(std::vector<uint8_t> &bytes, uint64_t at, uint64_t value, int width) 
     bytes[at + i] = uint8_t(value >> (8 * i));
 }
 uint32_t crcOf(std::string_view text) {
-  return crc32({reinterpret_cast<const uint8_t *>(text.data()), text.size()});
+  return thunderc::runtime::crc32(text.data(), text.size());
 }
 
 /// Writes members like PyTorchStreamWriter: local headers with flag 0x0808 and zero sizes, an
