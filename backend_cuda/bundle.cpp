@@ -2,7 +2,6 @@
 // folder and swaps it in, so a failure never leaves a partial out/.
 #include "backend_cuda/bundle.h"
 
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>

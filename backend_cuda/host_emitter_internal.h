@@ -33,14 +33,11 @@ public:
     std::string elements;
   };
   const std::vector<Slot> &workspaces() const { return workspaces_; }
-  /// Code that runs the workspaces' declarations needs: emitted before the node body.
-  std::vector<std::string> &pendingDeclarations() { return pending_; }
 
 private:
   CodeWriter &code_;
   std::map<const ir::Value *, std::string> pointers_;
   std::vector<Slot> workspaces_;
-  std::vector<std::string> pending_;
 };
 
 /// Writes the code of one node (inside the run function, after its operands' pointers and

@@ -1,7 +1,6 @@
 // Loading, reporting and interpreting, each a plain function over a LoadedProgram.
 #include "cli/driver.h"
 
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>

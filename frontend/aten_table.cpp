@@ -36,6 +36,13 @@ Expected<std::vector<int64_t>> normalizedDims(NodeImport &node, std::vector<int6
   return dims;
 }
 
+// A tensor of ones shaped like `like` (the implicit weight when only a bias is given).
+Value *onesLike(NodeImport &node, const Value *like) {
+  AttrMap one;
+  one.set("value", 1.0);
+  return node.emitTemp(OpKind::Full, {}, like->type(), std::move(one));
+}
+
 Status emitOne(NodeImport &node, OpKind op, std::vector<Value *> operands, AttrMap attrs = {}) {
   TC_ASSIGN_OR_RETURN(ir::Node * emitted, node.emit(op, std::move(operands), std::move(attrs)));
   (void)emitted;
@@ -339,11 +346,7 @@ Status importLayerNorm(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(double eps, node.floatArg("eps"));
   std::vector<Value *> operands{input};
   if (bias && !weight)
-    weight = node.emitTemp(OpKind::Full, {}, bias->type(), [] {
-      AttrMap one;
-      one.set("value", 1.0);
-      return one;
-    }());
+    weight = onesLike(node, bias);
   if (weight)
     operands.push_back(weight);
   if (bias)
@@ -372,11 +375,8 @@ Status importBatchNorm(NodeImport &node) {
     return node.unsupportedFeature("batch_norm without running statistics");
   TC_ASSIGN_OR_RETURN(double eps, node.floatArg("eps"));
   std::vector<Value *> operands{input, mean, var};
-  if (bias && !weight) {
-    AttrMap one;
-    one.set("value", 1.0);
-    weight = node.emitTemp(OpKind::Full, {}, bias->type(), one);
-  }
+  if (bias && !weight)
+    weight = onesLike(node, bias);
   if (weight)
     operands.push_back(weight);
   if (bias)

@@ -44,8 +44,6 @@ ir::SourceInfo sourceFromStackTrace(const std::string &trace) {
     pos = fileEnd;
     bool insideTorch = file.find("/torch/") != std::string::npos ||
                        file.rfind("torch/", 0) == 0;
-    if (insideTorch && !best.file.empty())
-      continue;
     if (insideTorch)
       continue;
     best.file = file;
@@ -64,6 +62,24 @@ bool isSymIntTarget(const std::string &target) {
   return target.rfind("_operator.", 0) == 0 || target.rfind("math.", 0) == 0 ||
          target == "torch.ops.aten.sym_size.int" || target == "torch.ops.aten.sym_numel.default" ||
          target == "torch.ops.aten.sym_stride.int" || target.rfind("torch.sym_", 0) == 0;
+}
+
+// Calls `visit` with every string under a "name" key in `value` (tensor references inside
+// serialized arguments and output specs), in document order.
+void forEachName(const Json &value, const std::function<void(const std::string &)> &visit) {
+  if (value.is_array()) {
+    for (const Json &item : value)
+      forEachName(item, visit);
+    return;
+  }
+  if (!value.is_object())
+    return;
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    if (it.key() == "name" && it.value().is_string())
+      visit(it.value().get<std::string>());
+    else
+      forEachName(it.value(), visit);
+  }
 }
 
 class ProgramImporter {
@@ -106,25 +122,13 @@ private:
 
   // Every tensor name that a node argument or a user output reads.
   Status collectReferences(const Json &graph, const Json &signature) {
-    std::function<void(const Json &)> visit = [&](const Json &value) {
-      if (value.is_object()) {
-        for (auto it = value.begin(); it != value.end(); ++it) {
-          if (it.key() == "name" && it.value().is_string())
-            state_.referencedNames.insert(it.value().get<std::string>());
-          else
-            visit(it.value());
-        }
-      } else if (value.is_array()) {
-        for (const Json &item : value)
-          visit(item);
-      }
-    };
+    auto reference = [&](const std::string &name) { state_.referencedNames.insert(name); };
     TC_ASSIGN_OR_RETURN(const Json *nodes, jsonArray(graph, "nodes"));
     for (const Json &node : *nodes)
       if (node.is_object() && node.contains("inputs"))
-        visit(node["inputs"]);
+        forEachName(node["inputs"], reference);
     if (signature.contains("output_specs"))
-      visit(signature["output_specs"]);
+      forEachName(signature["output_specs"], reference);
     return Status::success();
   }
 
@@ -375,24 +379,12 @@ private:
   Status keepAsAtenCall(const Json &node, const std::string &name,
                         const ir::SourceInfo &source) {
     std::vector<ir::Value *> operands;
-    std::function<void(const Json &)> collect = [&](const Json &value) {
-      if (value.is_object()) {
-        for (auto it = value.begin(); it != value.end(); ++it) {
-          if (it.key() == "name" && it.value().is_string()) {
-            auto found = state_.values.find(it.value().get<std::string>());
-            if (found != state_.values.end())
-              operands.push_back(found->second);
-          } else {
-            collect(it.value());
-          }
-        }
-      } else if (value.is_array()) {
-        for (const Json &item : value)
-          collect(item);
-      }
-    };
     if (node.contains("inputs"))
-      collect(node["inputs"]);
+      forEachName(node["inputs"], [&](const std::string &name) {
+        auto found = state_.values.find(name);
+        if (found != state_.values.end())
+          operands.push_back(found->second);
+      });
     std::vector<std::string> names;
     std::vector<ir::TensorType> types;
     TC_ASSIGN_OR_RETURN(const Json *outputs, jsonArray(node, "outputs"));

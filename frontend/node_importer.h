@@ -106,7 +106,6 @@ private:
   std::string name_;
   ir::SourceInfo source_;
   std::map<std::string, const Json *, std::less<>> arguments_;
-  std::vector<Json> defaults_;
   std::vector<std::string> outputNames_;
 };
 
