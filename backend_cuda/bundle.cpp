@@ -23,7 +23,10 @@ Expected<std::vector<uint8_t>> weightsFile(const ir::Graph &graph, const WeightS
   for (const auto &input : graph.inputs()) {
     if (input->inputKind() == ir::InputKind::User || written.count(input->weightName()))
       continue;
-    TC_ASSIGN_OR_RETURN(ir::TensorView view, weights(*input));
+    const ir::HostTensor *folded = graph.constantData(input->weightName());
+    Expected<ir::TensorView> fetched =
+        folded ? Expected<ir::TensorView>(folded->view()) : weights(*input);
+    TC_ASSIGN_OR_RETURN(ir::TensorView view, std::move(fetched));
     std::vector<uint8_t> bytes = ir::contiguousCopy(view).bytes;
     std::string error;
     if (!writer.add(input->weightName(), static_cast<tc_dtype>(view.dtype), view.shape,

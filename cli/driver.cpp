@@ -80,6 +80,10 @@ Status optimizeProgram(LoadedProgram &program, const std::vector<std::string> &p
   if (passes.empty())
     return Status::success();
   opt::PassContext context;
+  if (program.imported.archive)
+    context.weights = [&program](const ir::Value &input) -> Expected<ir::TensorView> {
+      return program.imported.archive->tensor(input.weightName());
+    };
   Expected<bool> changed = opt::runPasses(*program.graph, passes, options, context);
   if (changed.ok())
     return Status::success();

@@ -9,6 +9,7 @@
 #include "cli/exit_codes.h"
 #include "ir/printer.h"
 #include "optimizer/pass_registry.h"
+#include "optimizer/pipeline.h"
 
 namespace {
 
@@ -48,8 +49,11 @@ int run(int argc, char **argv) {
        cxxopts::value<std::vector<std::string>>())
       ("outputs", "output .npy files, in graph output order (comma-separated)",
        cxxopts::value<std::vector<std::string>>())
-      ("passes", "run these optimizer passes, in order, after loading (comma-separated; see "
-                 "--list-passes); without it no pass runs",
+      ("O", "optimization level: 0 (as imported), 1 (graph cleanups, folding, layout, memory "
+            "plan), 2 (1 + fusion and partitioning). Default: 2 for .pt2 input, 0 for text IR",
+       cxxopts::value<int>())
+      ("passes", "run exactly these optimizer passes, in order, instead of the -O pipeline "
+                 "(comma-separated; see --list-passes)",
        cxxopts::value<std::vector<std::string>>())
       ("list-passes", "print the names of the optimizer passes and exit")
       ("print-ir-after", "print the IR to stderr after the named pass, or after every pass "
@@ -103,8 +107,16 @@ int run(int argc, char **argv) {
   passOptions.printIrAfter = args["print-ir-after"].as<std::string>();
   passOptions.timePasses = args.count("time-passes") > 0;
   std::vector<std::string> passes;
-  if (args.count("passes"))
+  if (args.count("passes")) {
+    if (args.count("O"))
+      return usage("-O and --passes exclude each other");
     passes = args["passes"].as<std::vector<std::string>>();
+  } else {
+    int level = args.count("O") ? args["O"].as<int>() : program->parsedGraph ? 0 : 2;
+    if (level < 0 || level > 2)
+      return usage("-O takes 0, 1 or 2, not " + std::to_string(level));
+    passes = opt::defaultPipeline(level);
+  }
   Status optimized = optimizeProgram(*program, passes, passOptions);
   if (!optimized.ok())
     return fail(optimized.error());

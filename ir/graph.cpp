@@ -34,6 +34,33 @@ void Node::setOperand(int index, Value *value) {
   value->uses_.push_back({this, index});
 }
 
+void Node::setBody(std::unique_ptr<Graph> body) { body_ = std::move(body); }
+
+Value *Graph::addConstant(std::string name, std::string weightName, HostTensor data) {
+  TC_CHECK(!constants_.count(weightName), "duplicate constant " + weightName);
+  TensorType type{data.dtype, {}};
+  for (int64_t dim : data.shape)
+    type.shape.push_back(Dim(dim));
+  constants_.emplace(weightName, std::move(data));
+  return addInput(std::move(name), std::move(type), InputKind::Constant, std::move(weightName));
+}
+
+void Graph::eraseInput(Value *input) {
+  TC_CHECK(input->isGraphInput() && !input->hasUses() && !isOutput(input),
+           "erasing an input that is still used");
+  auto it = std::find_if(inputs_.begin(), inputs_.end(),
+                         [&](const std::unique_ptr<Value> &value) { return value.get() == input; });
+  TC_CHECK(it != inputs_.end(), "erasing an input of another graph");
+  if (input->inputKind() == InputKind::Constant)
+    constants_.erase(input->weightName());
+  inputs_.erase(it);
+}
+
+const HostTensor *Graph::constantData(const std::string &weightName) const {
+  auto it = constants_.find(weightName);
+  return it == constants_.end() ? nullptr : &it->second;
+}
+
 Graph::~Graph() {
   // Destroy nodes last-to-first so no use-list points at a freed node during teardown.
   while (!nodes_.empty())

@@ -11,6 +11,7 @@
 
 #include "ir/attributes.h"
 #include "ir/dtype.h"
+#include "ir/host_tensor.h"
 #include "ir/ops.h"
 #include "ir/sym_expr.h"
 
@@ -105,6 +106,11 @@ public:
 
   Graph *graph() const { return graph_; }
 
+  /// The nested graph of a `fusion` node (nullptr for every other op). Its inputs mirror the
+  /// node's operands and its outputs the node's results, type for type.
+  Graph *body() const { return body_.get(); }
+  void setBody(std::unique_ptr<Graph> body);
+
 private:
   friend class Graph;
   Node() = default;
@@ -115,6 +121,7 @@ private:
   std::string name_;
   SourceInfo source_;
   Graph *graph_ = nullptr;
+  std::unique_ptr<Graph> body_;
   std::list<std::unique_ptr<Node>>::iterator position_;
 };
 
@@ -136,6 +143,10 @@ public:
   Value *input(int index) const { return inputs_.at(static_cast<size_t>(index)).get(); }
   int numInputs() const { return static_cast<int>(inputs_.size()); }
 
+  /// Removes a graph input that has no uses and is not an output (a weight made dead by
+  /// folding). Keeps the order of the other inputs.
+  void eraseInput(Value *input);
+
   /// Creates a node at the end of the graph with one result per entry of resultTypes.
   Node *appendNode(OpKind op, std::vector<Value *> operands,
                    std::vector<TensorType> resultTypes, AttrMap attrs = {});
@@ -155,6 +166,13 @@ public:
   void setOutputs(std::vector<Value *> outputs) { outputs_ = std::move(outputs); }
   bool isOutput(const Value *value) const;
 
+  /// Adds a Constant input whose data the graph owns (a folded weight); `weightName` must be
+  /// unique among the graph's constants. The bundle writes it into weights.bin like any
+  /// parameter. The text IR prints the input but not its data.
+  Value *addConstant(std::string name, std::string weightName, HostTensor data);
+  /// Data of a constant added by addConstant, or nullptr.
+  const HostTensor *constantData(const std::string &weightName) const;
+
   /// Symbol name -> inclusive range. Every symbol used by a type must be declared here.
   std::map<std::string, SymbolRange> &symbols() { return symbols_; }
   const std::map<std::string, SymbolRange> &symbols() const { return symbols_; }
@@ -169,6 +187,7 @@ private:
   std::list<std::unique_ptr<Node>> nodes_;
   std::vector<Value *> outputs_;
   std::map<std::string, SymbolRange> symbols_;
+  std::map<std::string, HostTensor> constants_;
 };
 
 } // namespace thunderc::ir

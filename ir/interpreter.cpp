@@ -239,7 +239,8 @@ Status runNode(interp::OpCall &call) {
   case OpKind::IndexSelect:
     return interp::runShapeOp(call);
   case OpKind::AtenCall:
-    break; // refused by interpret() before its results are allocated
+  case OpKind::Fusion:
+    break; // handled by executeNode before its results are allocated
   }
   TC_CHECK(false, "op kind without an interpreter family");
 }
@@ -275,7 +276,9 @@ Status loadWeights(const Graph &graph, const WeightProvider &weights, const Bind
     if (input.inputKind() == InputKind::User)
       continue;
     std::string label = inputLabel(graph, i);
-    TC_ASSIGN_OR_RETURN(TensorView view, interp::withContext(weights(input), label));
+    const HostTensor *folded = graph.constantData(input.weightName());
+    Expected<TensorView> fetched = folded ? Expected<TensorView>(folded->view()) : weights(input);
+    TC_ASSIGN_OR_RETURN(TensorView view, interp::withContext(std::move(fetched), label));
     TC_TRY_CONTEXT(checkView(view), label);
     TC_ASSIGN_OR_RETURN(std::vector<int64_t> expected,
                         interp::withContext(evaluateShape(input.type().shape, bindings), label));
@@ -287,9 +290,37 @@ Status loadWeights(const Graph &graph, const WeightProvider &weights, const Bind
   return Status::success();
 }
 
+Status executeNode(const Node &node, const Bindings &bindings, Values &values);
+
+/// A fusion: its body runs on copies of the operands, as a graph of its own.
+Status executeFusion(const Node &node, const Bindings &bindings, Values &values) {
+  const Graph &body = *node.body();
+  Values inner(body);
+  for (int i = 0; i < node.numOperands(); ++i) {
+    auto it = values.live.find(node.operand(i));
+    TC_CHECK(it != values.live.end(), "operand used before its definition or after its free");
+    inner.live.emplace(body.input(i), it->second);
+  }
+  int position = 0;
+  for (const auto &bodyNode : body.nodes()) {
+    TC_TRY_CONTEXT(executeNode(*bodyNode, bindings, inner), nodeLabel(*bodyNode, position));
+    for (Value *operand : bodyNode->operands())
+      inner.releaseIfDead(body, operand, position);
+    ++position;
+  }
+  for (int r = 0; r < node.numResults(); ++r) {
+    auto it = inner.live.find(body.outputs()[static_cast<size_t>(r)]);
+    TC_CHECK(it != inner.live.end(), "fusion body output is not computed by the body");
+    values.live.emplace(node.result(r), it->second);
+  }
+  return Status::success();
+}
+
 /// Step 3 of interpret() for one node: allocate its results, run its op family, round and
 /// store the results.
 Status executeNode(const Node &node, const Bindings &bindings, Values &values) {
+  if (node.op() == OpKind::Fusion)
+    return executeFusion(node, bindings, values);
   if (node.op() == OpKind::AtenCall)
     return unsupported("exported op '" + node.attrs().getStr("target") +
                        "' has no thunderc equivalent");

@@ -54,6 +54,11 @@ const OpInfo &opInfo(OpKind kind);
 inline std::string_view opName(OpKind kind) { return opInfo(kind).name; }
 inline bool hasTrait(OpKind kind, OpTrait trait) { return (opInfo(kind).traits & trait) != 0; }
 
+/// An annotation any op may carry, set by the memory planner (optimizer/memory_plan.h): the
+/// byte offset of each result in the run's arena, -1 for a result with no arena storage (a
+/// view aliasing its operand, a graph output written straight to the caller's buffer).
+inline constexpr const char *kArenaOffsetsAttr = "arena_offsets";
+
 /// Looks an op up by its text-IR name; nullopt if unknown.
 std::optional<OpKind> findOp(std::string_view name);
 

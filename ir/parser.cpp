@@ -639,14 +639,48 @@ private:
       TC_ASSIGN_OR_RETURN(loc, parseString());
       TC_TRY(expect(")"));
     }
+    std::vector<TensorType> resultTypes = types;
     Node *node = graph_->appendNode(op, std::move(operands), std::move(types), std::move(attrs));
     node->source().loc = std::move(loc);
+    if (peekKeyword("body"))
+      TC_TRY(parseNestedBody(*node, resultTypes));
     for (size_t i = 0; i < results.size(); ++i) {
       Value *result = node->result(static_cast<int>(i));
       result->setName(results[i].first);
       TC_TRY(define(results[i].first, results[i].second, result));
     }
     return Status::success();
+  }
+
+  /// nested := 'body' '(' ('%' name ':' type (',' ...)*)? ')' '{' body '}'
+  /// A fusion's nested graph: its own value names, no access to the enclosing graph's values.
+  Status parseNestedBody(Node &node, const std::vector<TensorType> &resultTypes) {
+    TC_TRY(expectKeyword("body"));
+    std::unique_ptr<Graph> outer = std::move(graph_);
+    std::map<std::string, Value *> outerValues = std::move(values_);
+    graph_ = std::make_unique<Graph>(std::string(opName(node.op())));
+    graph_->symbols() = outer->symbols();
+    values_.clear();
+    Status parsed = [&]() -> Status {
+      TC_TRY(expect("("));
+      if (!consume(")")) {
+        do {
+          TC_ASSIGN_OR_RETURN(auto nameAndLocation, parseValueName());
+          TC_TRY(expect(":"));
+          TC_ASSIGN_OR_RETURN(TensorType type, parseType());
+          Value *input = graph_->addInput(nameAndLocation.first, std::move(type));
+          TC_TRY(define(nameAndLocation.first, nameAndLocation.second, input));
+        } while (consume(","));
+        TC_TRY(expect(")"));
+      }
+      TC_TRY(expect("{"));
+      TC_TRY(parseBody(resultTypes));
+      return expect("}");
+    }();
+    node.setBody(std::move(graph_));
+    graph_ = std::move(outer);
+    values_ = std::move(outerValues);
+    return parsed;
   }
 
   Expected<OpKind> parseOpName() {

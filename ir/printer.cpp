@@ -134,18 +134,34 @@ std::string headerStr(const Graph &graph, const NameTable &names) {
   return text + " {\n";
 }
 
+/// The nodes and the return line of `graph`, each line indented by `indent`; a fusion's body
+/// follows its node line as ` body(%a: t, ...) {` ... `}` with its own value names.
+std::string nodesStr(const Graph &graph, const std::string &indent) {
+  NameTable names(graph);
+  auto ref = [&](const Value *value) { return names.ref(value); };
+  std::string text;
+  for (const auto &node : graph.nodes()) {
+    text += indent + nodeStr(*node, ref);
+    if (const Graph *body = node->body()) {
+      NameTable bodyNames(*body);
+      text += " body(" + joined(body->inputs(), ", ", [&](const std::unique_ptr<Value> &input) {
+                return bodyNames.ref(input.get()) + ": " + input->type().str();
+              });
+      text += ") {\n" + nodesStr(*body, indent + "  ") + indent + "}";
+    }
+    text += "\n";
+  }
+  text += indent + "return";
+  if (!graph.outputs().empty())
+    text += " " + joined(graph.outputs(), ", ", ref);
+  return text + "\n";
+}
+
 } // namespace
 
 std::string printGraph(const Graph &graph) {
   NameTable names(graph);
-  auto ref = [&](const Value *value) { return names.ref(value); };
-  std::string text = headerStr(graph, names);
-  for (const auto &node : graph.nodes())
-    text += "  " + nodeStr(*node, ref) + "\n";
-  text += "  return";
-  if (!graph.outputs().empty())
-    text += " " + joined(graph.outputs(), ", ", ref);
-  return text + "\n}\n";
+  return headerStr(graph, names) + nodesStr(graph, "  ") + "}\n";
 }
 
 std::string printNode(const Node &node) {

@@ -246,6 +246,13 @@ Status verifyAttributes(const Graph &graph, const Node &node, int index) {
                            ", expected " + attrTypeName(spec.type));
   }
   for (const auto &[name, value] : node.attrs().all()) {
+    if (name == kArenaOffsetsAttr) {
+      const auto *offsets = std::get_if<std::vector<int64_t>>(&value);
+      if (offsets == nullptr || offsets->size() != static_cast<size_t>(node.numResults()))
+        return nodeError(node, index,
+                         "attribute 'arena_offsets' must list one integer per result");
+      continue;
+    }
     if (!isDeclaredAttr(info, name))
       return nodeError(node, index, "unknown attribute '" + name + "'");
     std::string symbol = firstUndeclaredSymbol(graph, dimsOfAttr(value));
@@ -307,6 +314,37 @@ Status verifyResultTypes(const Graph &graph, const Node &node, int index) {
   return Status::success();
 }
 
+// A fusion's body mirrors the node: one input per operand and one output per result, with
+// equal types, and is itself a valid graph. Other ops have no body.
+Status verifyBody(const Node &node, int index) {
+  const Graph *body = node.body();
+  if (node.op() != OpKind::Fusion)
+    return body == nullptr ? Status::success()
+                           : nodeError(node, index, "only fusion nodes have a body");
+  if (body == nullptr)
+    return nodeError(node, index, "fusion without a body");
+  if (body->numInputs() != node.numOperands() ||
+      body->outputs().size() != static_cast<size_t>(node.numResults()))
+    return nodeError(node, index, "body has " + std::to_string(body->numInputs()) +
+                                      " inputs and " + std::to_string(body->outputs().size()) +
+                                      " outputs; the node has " +
+                                      std::to_string(node.numOperands()) + " operands and " +
+                                      std::to_string(node.numResults()) + " results");
+  for (int i = 0; i < node.numOperands(); ++i)
+    if (!(body->input(i)->type() == node.operand(i)->type()) ||
+        body->input(i)->inputKind() != InputKind::User)
+      return nodeError(node, index, "body input " + std::to_string(i) +
+                                        " does not match operand " + std::to_string(i));
+  for (int i = 0; i < node.numResults(); ++i)
+    if (!(body->outputs()[static_cast<size_t>(i)]->type() == node.result(i)->type()))
+      return nodeError(node, index, "body output " + std::to_string(i) +
+                                        " does not match result " + std::to_string(i));
+  Status verified = verifyGraph(*body);
+  if (!verified.ok())
+    return std::move(verified).error().withContext(nodeLabel(node, index) + " body");
+  return Status::success();
+}
+
 } // namespace
 
 Status verifyGraph(const Graph &graph) {
@@ -319,6 +357,9 @@ Status verifyGraph(const Graph &graph) {
   index = 0;
   for (const auto &node : graph.nodes())
     TC_TRY(verifyResultTypes(graph, *node, index++));
+  index = 0;
+  for (const auto &node : graph.nodes())
+    TC_TRY(verifyBody(*node, index++));
   return Status::success();
 }
 

@@ -52,7 +52,8 @@ public:
     for (ir::Node *node : order) {
       for (int i = 0; i < node->numResults(); ++i)
         numbers.emplace(node->result(i), static_cast<int64_t>(numbers.size()));
-      if (node->op() == ir::OpKind::AtenCall)
+      // Not merged: unknown ops (opaque), fusions (the key does not cover the body).
+      if (node->op() == ir::OpKind::AtenCall || node->op() == ir::OpKind::Fusion)
         continue;
       auto [it, inserted] = seen.emplace(nodeKey(*node, numbers), node);
       if (inserted)

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "ir/graph.h"
+#include "ir/interpreter.h"
 #include "ir/status.h"
 
 namespace thunderc::opt {
@@ -16,6 +17,10 @@ namespace thunderc::opt {
 struct PassContext {
   /// Verify the graph after every pass (set by the pass manager from its options).
   bool verifyEach = false;
+  /// The data of weight inputs (parameters, buffers) by Value, for passes that fold constants;
+  /// empty when the graph has no weights with data (text IR). Constants the graph owns
+  /// (ir::Graph::constantData) are not served here.
+  ir::WeightProvider weights;
   /// Counters passes add to, keyed "<pass>.<what>" ("dce.nodes-removed"); sorted for printing.
   std::map<std::string, int64_t> statistics;
 };

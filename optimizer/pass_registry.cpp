@@ -3,8 +3,16 @@
 
 #include <algorithm>
 
+#include "optimizer/canonicalize.h"
 #include "optimizer/cse.h"
 #include "optimizer/dce.h"
+#include "optimizer/fold_batchnorm.h"
+#include "optimizer/fold_constants.h"
+#include "optimizer/fuse.h"
+#include "optimizer/layout.h"
+#include "optimizer/memory_plan.h"
+#include "optimizer/partition.h"
+#include "optimizer/simplify.h"
 
 namespace thunderc::opt {
 namespace {
@@ -16,8 +24,16 @@ struct PassEntry {
 
 // Kept sorted by name.
 constexpr PassEntry kPasses[] = {
+    {"canonicalize", &createCanonicalizePass},
     {"cse", &createCsePass},
     {"dce", &createDcePass},
+    {"fold-batchnorm", &createFoldBatchnormPass},
+    {"fold-constants", &createFoldConstantsPass},
+    {"fuse", &createFusePass},
+    {"layout", &createLayoutPass},
+    {"partition", &createPartitionPass},
+    {"plan-memory", &createPlanMemoryPass},
+    {"simplify", &createSimplifyPass},
 };
 
 } // namespace

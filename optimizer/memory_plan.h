@@ -1,0 +1,54 @@
+// Memory planning: live intervals over the final node order, best-fit offsets in one arena,
+// in-place reuse; inputs, weights and graph outputs are pinned outside the arena.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ir/graph.h"
+#include "optimizer/pass.h"
+
+namespace thunderc::opt {
+
+/// One buffer to place: `bytes` live over node positions [first, last] (inclusive).
+struct BufferRequest {
+  int64_t bytes = 0;
+  int first = 0;
+  int last = 0;
+  /// Index of an earlier request whose storage this one takes over in place (the donor's
+  /// last == this one's first and bytes are equal), or -1.
+  int inPlaceOf = -1;
+};
+
+/// Where every request went, and the numbers reports print.
+struct BufferPlan {
+  std::vector<int64_t> offsets; ///< one per request, multiples of the alignment
+  int64_t arenaBytes = 0;       ///< max over requests of offset + aligned bytes
+  int64_t lowerBound = 0;       ///< max over positions of the aligned bytes live there
+  int64_t sumBytes = 0;         ///< sum of all aligned bytes (the arena with no reuse)
+};
+
+/// Best-fit placement: requests (in-place chains merged into one interval) in decreasing
+/// size order each take the smallest gap between the already placed buffers whose intervals
+/// overlap theirs, or go on top. No two requests whose intervals overlap share a byte.
+BufferPlan planBuffers(const std::vector<BufferRequest> &requests, int64_t alignment = 64);
+
+/// The memory numbers of a planned graph (one with `arena_offsets` annotations), recomputed
+/// from the graph: arena bytes, lower bound and sum of intermediates, at the symbols' upper
+/// bounds. `planned` is false when the graph carries no plan.
+struct MemoryStats {
+  bool planned = false;
+  int64_t arenaBytes = 0;
+  int64_t lowerBound = 0;
+  int64_t sumBytes = 0;
+};
+MemoryStats memoryStats(const ir::Graph &graph);
+
+/// "plan-memory": annotates every top-level node with `arena_offsets` (ir/ops.h): one byte
+/// offset per result, -1 for results with no arena storage (views alias their operand's
+/// storage; graph outputs are written to the caller's buffers). Sizes are taken at the
+/// symbols' upper bounds; a graph whose sizes need an unbounded symbol is left unplanned.
+std::unique_ptr<Pass> createPlanMemoryPass();
+
+} // namespace thunderc::opt

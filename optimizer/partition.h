@@ -1,0 +1,29 @@
+// Partitioning: every top-level node ends up in exactly one class.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "ir/graph.h"
+#include "optimizer/pass.h"
+
+namespace thunderc::opt {
+
+/// The classes of shared/DESIGN.md §4.
+enum class PartitionKind {
+  Kernel,  ///< a fusion node: generated loops (CPU) / a generated kernel (CUDA)
+  Library, ///< a call into the kernel library: GEMM, conv, pooling, softmax, norms, ...
+  View,    ///< a view op: no code, a stride change on its operand's buffer
+  Host,    ///< shape arithmetic on the host (nothing in today's op set)
+};
+std::string_view partitionKindName(PartitionKind kind); ///< "kernel", "library", ...
+
+/// The class of a top-level node (any graph, partitioned or not).
+PartitionKind partitionKind(const ir::Node &node);
+
+/// "partition": wraps every top-level elementwise node and `full` left outside a fusion into
+/// a one-node `fusion` {kind="elementwise"}, so that afterwards each node is a Kernel,
+/// Library or View node.
+std::unique_ptr<Pass> createPartitionPass();
+
+} // namespace thunderc::opt
