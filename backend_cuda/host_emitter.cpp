@@ -275,8 +275,10 @@ private:
     code.close();
   }
 
-  // Pointer names: graph inputs read the caller's tensors, weights the mapped file, every
-  // node result its own arena slot.
+  // Pointer names: graph inputs read the caller's tensors, weights the mapped file. Without a
+  // memory plan every node result has its own arena slot ("v7"). With one (arena_offsets on
+  // the nodes), results sit at their planned offsets, views point into their operand's
+  // storage, and graph outputs are written straight to the caller's buffers ("out0").
   void assignPointers(EmitState &state) {
     std::vector<const ir::Value *> inputs = userInputs(graph_);
     for (size_t i = 0; i < inputs.size(); ++i)
@@ -285,20 +287,56 @@ private:
     for (size_t i = 0; i < weights.size(); ++i)
       state.setPtr(weights[i], "w" + std::to_string(i));
     int counter = 0;
-    for (const auto &node : graph_.nodes())
-      for (int r = 0; r < node->numResults(); ++r)
-        state.setPtr(node->result(r), "v" + std::to_string(counter++));
+    for (const auto &node : graph_.nodes()) {
+      const ir::AttrValue *offsets = node->attrs().find(ir::kArenaOffsetsAttr);
+      for (int r = 0; r < node->numResults(); ++r) {
+        const ir::Value *result = node->result(r);
+        std::string name = "v" + std::to_string(counter++);
+        if (!planned_) {
+          state.setPtr(result, name);
+          slots_.push_back({name, result, -1});
+          continue;
+        }
+        int64_t offset = offsets ? std::get<std::vector<int64_t>>(*offsets)[r] : -1;
+        if (ir::hasTrait(node->op(), ir::kView)) {
+          opt::ValueLayout layout = state.layout(result);
+          std::string base = state.ptr(layout.storage);
+          state.setPtr(result, layout.offset == ir::Dim(0)
+                                   ? base
+                                   : "(" + base + " + " + dimExpr(layout.offset) + ")");
+        } else if (offset >= 0) {
+          state.setPtr(result, name);
+          slots_.push_back({name, result, offset});
+        } else {
+          auto it = std::find(graph_.outputs().begin(), graph_.outputs().end(), result);
+          TC_CHECK(it != graph_.outputs().end(),
+                   "planned result without an offset that is not a graph output");
+          size_t index = static_cast<size_t>(it - graph_.outputs().begin());
+          state.setPtr(result, "out" + std::to_string(index));
+          pinnedOutputs_[index] = result;
+        }
+      }
+    }
   }
 
   Expected<std::string> implementation() {
     CodeWriter body;
-    EmitState state(body);
+    CodeWriter functions;
+    EmitState state(body, functions);
+    planned_ = std::any_of(graph_.nodes().begin(), graph_.nodes().end(), [](const auto &node) {
+      return node->attrs().has(ir::kArenaOffsetsAttr);
+    });
+    if (planned_) {
+      layouts_ = opt::computeLayouts(graph_);
+      state.setLayouts(&layouts_);
+    }
     assignPointers(state);
     for (const auto &node : graph_.nodes()) {
       Status status = emitNode(*node, state);
       if (!status.ok())
         return std::move(status).error().withContext("node '" + node->name() + "'");
     }
+    emitOutputCopies(state);
     std::vector<const ir::Value *> inputs = userInputs(graph_);
     std::vector<const ir::Value *> weights = weightInputs(graph_);
 
@@ -370,6 +408,7 @@ private:
     code.line();
     emitOutputShapes(code);
     code.line();
+    code.raw(functions.str());
     code.line("} // namespace");
     code.line();
     emitApi(code, inputs.size());
@@ -511,22 +550,31 @@ private:
     code.close();
     code.close();
     code.line();
-    code.line("// Arena layout for this run's sizes: one 64-byte aligned slot per value.");
+    std::vector<std::pair<std::string, std::string>> pointers; // name, type
+    if (planned_) {
+      code.line("// Arena: the memory plan's offsets (computed for the symbols' upper bounds),");
+      code.line("// then this node's workspaces.");
+    } else {
+      code.line("// Arena layout for this run's sizes: one 64-byte aligned slot per value.");
+    }
     code.line("size_t bytes = 0;");
-    std::vector<std::pair<std::string, std::string>> slots; // pointer name, type
-    for (const auto &node : graph_.nodes())
-      for (int r = 0; r < node->numResults(); ++r) {
-        const ir::Value *value = node->result(r);
-        std::string type = cppType(value->type().dtype);
-        code.line("const size_t off_" + state.ptr(value) + " = bytes;");
-        code.line("bytes += alignUp(size_t(" + productExpr(value->type().shape) + ") * sizeof(" +
-                  type + "));");
-        slots.push_back({state.ptr(value), type});
+    for (const Slot &slot : slots_) {
+      std::string type = cppType(slot.value->type().dtype);
+      std::string size = "alignUp(size_t(" + productExpr(slot.value->type().shape) +
+                         ") * sizeof(" + type + "))";
+      if (slot.offset >= 0) {
+        code.line("const size_t off_" + slot.name + " = " + std::to_string(slot.offset) + ";");
+        code.line("bytes = std::max(bytes, off_" + slot.name + " + " + size + ");");
+      } else {
+        code.line("const size_t off_" + slot.name + " = bytes;");
+        code.line("bytes += " + size + ";");
       }
+      pointers.push_back({slot.name, type});
+    }
     for (const EmitState::Slot &slot : state.workspaces()) {
       code.line("const size_t off_" + slot.name + " = bytes;");
       code.line("bytes += alignUp(size_t(" + slot.elements + ") * sizeof(" + slot.type + "));");
-      slots.push_back({slot.name, slot.type});
+      pointers.push_back({slot.name, slot.type});
     }
     code.open("if (context->arena == nullptr || tc_arena_size(context->arena) < bytes)");
     code.line("tc_arena_destroy(context->arena);");
@@ -548,21 +596,45 @@ private:
       code.line("[[maybe_unused]] const " + type + " *w" + std::to_string(i) + " = static_cast<const " + type +
                 " *>(context->model->params[" + std::to_string(i) + "].data);");
     }
-    for (const auto &[pointer, type] : slots)
+    for (const auto &[pointer, type] : pointers)
       code.line(type + " *" + pointer + " = reinterpret_cast<" + type + " *>(base + off_" +
                 pointer + ");");
+    for (const auto &[index, value] : pinnedOutputs_) {
+      std::string type = cppType(value->type().dtype);
+      code.line(type + " *out" + std::to_string(index) + " = static_cast<" + type +
+                " *>(outputs[" + std::to_string(index) + "].data);");
+    }
     code.line();
     code.raw(body.str());
     code.line();
-    code.line("// Results to the caller's buffers.");
-    for (size_t i = 0; i < numOutputs; ++i) {
-      const ir::Value *output = graph_.outputs()[i];
-      code.line("std::memcpy(outputs[" + std::to_string(i) + "].data, " + state.ptr(output) +
-                ", size_t(" + productExpr(output->type().shape) + ") * sizeof(" +
-                cppType(output->type().dtype) + "));");
-    }
     code.line("return TC_OK;");
     code.close();
+  }
+
+  // Graph outputs not written in place: copied (or gathered, for a strided view) into the
+  // caller's buffers.
+  void emitOutputCopies(EmitState &state) {
+    CodeWriter &code = state.code();
+    code.line();
+    code.line("// Results to the caller's buffers.");
+    for (size_t i = 0; i < graph_.outputs().size(); ++i) {
+      const ir::Value *output = graph_.outputs()[i];
+      if (pinnedOutputs_.count(i))
+        continue;
+      std::string type = cppType(output->type().dtype);
+      opt::ValueLayout layout = state.layout(output);
+      if (!opt::isContiguous(layout, output->type().shape)) {
+        std::vector<std::string> strides;
+        for (const ir::Dim &stride : layout.strides)
+          strides.push_back(dimExpr(stride));
+        emitStridedCopy(state, type, state.ptr(layout.storage), dimExpr(layout.offset), strides,
+                        dimExprs(output->type()),
+                        "static_cast<" + type + " *>(outputs[" + std::to_string(i) + "].data)");
+        continue;
+      }
+      code.line("std::memcpy(outputs[" + std::to_string(i) + "].data, " + state.ptr(output) +
+                ", size_t(" + productExpr(output->type().shape) + ") * sizeof(" + type + "));");
+    }
   }
 
   std::string runner() {
@@ -619,8 +691,19 @@ private:
     return code.str();
   }
 
+  /// An arena slot: a node result with its planned offset (-1: laid out in order).
+  struct Slot {
+    std::string name;
+    const ir::Value *value;
+    int64_t offset;
+  };
+
   const ir::Graph &graph_;
   const EmitOptions &options_;
+  bool planned_ = false;
+  std::map<const ir::Value *, opt::ValueLayout> layouts_;
+  std::vector<Slot> slots_;
+  std::map<size_t, const ir::Value *> pinnedOutputs_; ///< output index -> value written there
   std::string name_;
   std::map<std::string, std::pair<size_t, size_t>> bindings_; ///< symbol -> (input, dim)
 };

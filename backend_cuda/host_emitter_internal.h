@@ -9,15 +9,30 @@
 #include "backend_cuda/code_writer.h"
 #include "ir/graph.h"
 #include "ir/status.h"
+#include "optimizer/layout.h"
 
 namespace thunderc::cuda {
 
 /// What the per-op lowering needs while writing one node.
 class EmitState {
 public:
-  explicit EmitState(CodeWriter &code) : code_(code) {}
+  EmitState(CodeWriter &code, CodeWriter &functions) : code_(code), functions_(functions) {}
 
+  /// The run function's body, where each node's code goes.
   CodeWriter &code() { return code_; }
+  /// Namespace-scope code before the run function: the TC_HD scalar functions of kernels.
+  CodeWriter &functions() { return functions_; }
+  /// The next kernel number ("k0", "k1", ...).
+  std::string nextKernelName() { return "k" + std::to_string(kernels_++); }
+
+  /// With a memory plan, views alias their operand's storage: `layouts` says where every
+  /// value's elements are. Without one (nullptr), every value is its own contiguous buffer.
+  void setLayouts(const std::map<const ir::Value *, opt::ValueLayout> *layouts) {
+    layouts_ = layouts;
+  }
+  bool viewsAlias() const { return layouts_ != nullptr; }
+  /// Where `value`'s elements are: its layout, or its own contiguous buffer.
+  opt::ValueLayout layout(const ir::Value *value) const;
   /// The C++ pointer variable holding `value`'s data ("v7").
   const std::string &ptr(const ir::Value *value) const;
   void setPtr(const ir::Value *value, std::string name) { pointers_[value] = std::move(name); }
@@ -36,6 +51,9 @@ public:
 
 private:
   CodeWriter &code_;
+  CodeWriter &functions_;
+  int kernels_ = 0;
+  const std::map<const ir::Value *, opt::ValueLayout> *layouts_ = nullptr;
   std::map<const ir::Value *, std::string> pointers_;
   std::vector<Slot> workspaces_;
 };
@@ -65,5 +83,15 @@ void emitStridedCopy(EmitState &state, const std::string &type, const std::strin
 std::vector<std::string> broadcastStrides(const ir::Shape &operand, const ir::Shape &result);
 
 Status emitNnNode(const ir::Node &node, EmitState &state);
+
+/// The scalar expression of an elementwise op over operands `a`, `b` (and `c0`, the bool
+/// condition of `where`), already converted to the compute type `A` (for cast: the operand's
+/// compute type). host_ops.cpp.
+Expected<std::string> scalarExpression(const ir::Node &node);
+
+/// Loop kernels (host_fusion.cpp): a fusion node of any kind, or one elementwise node as a
+/// one-op kernel. Operands are read through their layouts (any strides, broadcasting).
+Status emitFusion(const ir::Node &node, EmitState &state);
+Status emitElementwiseNode(const ir::Node &node, EmitState &state);
 
 } // namespace thunderc::cuda

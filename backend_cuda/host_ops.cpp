@@ -15,6 +15,23 @@ const std::string &EmitState::ptr(const ir::Value *value) const {
   return it->second;
 }
 
+opt::ValueLayout EmitState::layout(const ir::Value *value) const {
+  if (layouts_ != nullptr) {
+    auto it = layouts_->find(value);
+    if (it != layouts_->end())
+      return it->second;
+  }
+  opt::ValueLayout own{value, ir::Dim(0), {}};
+  const ir::Shape &shape = value->type().shape;
+  ir::Dim running(1);
+  own.strides.resize(shape.size());
+  for (size_t i = shape.size(); i-- > 0;) {
+    own.strides[i] = running;
+    running = ir::Dim(ir::SymExpr::mul(running.asExpr(), shape[i].asExpr()));
+  }
+  return own;
+}
+
 std::string EmitState::workspace(const std::string &type, const std::string &elements) {
   std::string name = "ws" + std::to_string(workspaces_.size());
   workspaces_.push_back({name, type, elements});
@@ -63,13 +80,8 @@ void emitStridedCopy(EmitState &state, const std::string &type, const std::strin
   code.close();
 }
 
-namespace {
-
 using ir::OpKind;
 
-std::string ctype(const ir::Value *value) { return cppType(value->type().dtype); }
-
-// The scalar expression of an elementwise op over operands a, b, c (already in compute type).
 Expected<std::string> scalarExpression(const ir::Node &node) {
   const ir::AttrMap &attrs = node.attrs();
   switch (node.op()) {
@@ -128,64 +140,10 @@ Expected<std::string> scalarExpression(const ir::Node &node) {
   return unsupported("no scalar expression for op " + std::string(ir::opName(node.op())));
 }
 
-// One loop nest over the result: loads each operand through its broadcast strides, computes
-// in the operands' compute type `A`, stores in the result type.
-Status emitElementwise(const ir::Node &node, EmitState &state) {
-  TC_ASSIGN_OR_RETURN(std::string expression, scalarExpression(node));
-  CodeWriter &code = state.code();
-  const ir::Value *result = node.result();
-  const ir::Shape &shape = result->type().shape;
-  bool isWhere = node.op() == OpKind::Where;
-  const ir::Value *first = node.operand(isWhere ? 1 : 0);
-  code.open("");
-  if (node.op() != OpKind::Cast)
-    code.line("using A = " + computeType(first->type().dtype) + ";");
-  std::vector<std::string> dims = dimExprs(result->type());
-  for (size_t i = 0; i < dims.size(); ++i)
-    code.line("const int64_t d" + std::to_string(i) + " = " + dims[i] + ";");
-  // Operand index expressions: `o` when the operand has the result's shape.
-  std::vector<std::string> indices;
-  for (int k = 0; k < node.numOperands(); ++k) {
-    const ir::Shape &operandShape = node.operand(k)->type().shape;
-    if (operandShape == shape) {
-      indices.push_back("o");
-      continue;
-    }
-    std::vector<std::string> strides = broadcastStrides(operandShape, shape);
-    std::string index;
-    for (size_t i = 0; i < strides.size(); ++i) {
-      std::string name = "st" + std::to_string(k) + "_" + std::to_string(i);
-      code.line("const int64_t " + name + " = " + strides[i] + ";");
-      index += (index.empty() ? "" : " + ") + ("i" + std::to_string(i) + " * " + name);
-    }
-    indices.push_back(index.empty() ? "0" : index);
-  }
-  code.line("int64_t o = 0;");
-  for (size_t i = 0; i < dims.size(); ++i)
-    code.open("for (int64_t i" + std::to_string(i) + " = 0; i" + std::to_string(i) + " < d" +
-              std::to_string(i) + "; ++i" + std::to_string(i) + ")");
-  if (dims.empty())
-    code.open("");
-  static const char *kNames[] = {"a", "b"};
-  for (int k = 0; k < node.numOperands(); ++k) {
-    const ir::Value *operand = node.operand(k);
-    std::string load = state.ptr(operand) + "[" + indices[static_cast<size_t>(k)] + "]";
-    if (isWhere && k == 0) {
-      code.line("const bool c0 = tc::cast<bool>(" + load + ");");
-      continue;
-    }
-    std::string name = kNames[isWhere ? k - 1 : k];
-    std::string type = node.op() == OpKind::Cast ? computeType(operand->type().dtype) : "A";
-    code.line("const " + type + " " + name + " = tc::cast<" + type + ">(" + load + ");");
-  }
-  code.line(state.ptr(result) + "[o] = tc::cast<" + ctype(result) + ">(" + expression + ");");
-  code.line("++o;");
-  for (size_t i = 0; i < std::max<size_t>(dims.size(), 1); ++i)
-    code.close();
-  code.line("(void)o;");
-  code.close();
-  return Status::success();
-}
+namespace {
+
+
+std::string ctype(const ir::Value *value) { return cppType(value->type().dtype); }
 
 // A copy with the same element order (reshape, squeeze, unsqueeze).
 void emitContiguousCopy(const ir::Node &node, EmitState &state) {
@@ -361,12 +319,9 @@ void emitReduction(const ir::Node &node, EmitState &state) {
                     kKinds.at(node.op()) + ", " + args + out + ");");
 }
 
-} // namespace
-
-Status emitNode(const ir::Node &node, EmitState &state) {
-  state.code().line("// " + ir::printNode(node));
-  if (hasTrait(node.op(), ir::kElementwise))
-    return emitElementwise(node, state);
+// Every other op: a call into the kernel library, or (without a memory plan) a view
+// materialized as a copy.
+Status emitLibraryNode(const ir::Node &node, EmitState &state) {
   switch (node.op()) {
   case OpKind::Reshape:
   case OpKind::Squeeze:
@@ -406,6 +361,52 @@ Status emitNode(const ir::Node &node, EmitState &state) {
   default:
     return emitNnNode(node, state);
   }
+}
+
+
+// A library op reading a view that is not contiguous (only without the layout pass): the
+// view is gathered into a workspace for this node, which reads it through a swapped pointer.
+std::vector<std::pair<const ir::Value *, std::string>> gatherStridedOperands(const ir::Node &node,
+                                                                            EmitState &state) {
+  std::vector<std::pair<const ir::Value *, std::string>> swapped;
+  for (const ir::Value *operand : node.operands()) {
+    opt::ValueLayout layout = state.layout(operand);
+    if (opt::isContiguous(layout, operand->type().shape))
+      continue;
+    if (std::any_of(swapped.begin(), swapped.end(),
+                    [&](const auto &entry) { return entry.first == operand; }))
+      continue;
+    std::string gathered = state.workspace(ctype(operand), productExpr(operand->type().shape));
+    std::vector<std::string> strides;
+    for (const ir::Dim &stride : layout.strides)
+      strides.push_back(dimExpr(stride));
+    emitStridedCopy(state, ctype(operand), state.ptr(layout.storage), dimExpr(layout.offset),
+                    strides, dimExprs(operand->type()), gathered);
+    swapped.push_back({operand, state.ptr(operand)});
+    state.setPtr(operand, gathered);
+  }
+  return swapped;
+}
+
+} // namespace
+
+Status emitNode(const ir::Node &node, EmitState &state) {
+  state.code().line("// " + ir::printNode(node));
+  if (node.op() == OpKind::Fusion)
+    return emitFusion(node, state);
+  if (hasTrait(node.op(), ir::kElementwise))
+    return emitElementwiseNode(node, state);
+  if (state.viewsAlias() && hasTrait(node.op(), ir::kView)) {
+    state.code().line("// (a view: no code, it aliases its operand's buffer)");
+    return Status::success();
+  }
+  std::vector<std::pair<const ir::Value *, std::string>> swapped;
+  if (state.viewsAlias())
+    swapped = gatherStridedOperands(node, state);
+  Status status = emitLibraryNode(node, state);
+  for (const auto &[operand, pointer] : swapped)
+    state.setPtr(operand, pointer);
+  return status;
 }
 
 } // namespace thunderc::cuda

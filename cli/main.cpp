@@ -7,6 +7,7 @@
 
 #include "cli/driver.h"
 #include "cli/exit_codes.h"
+#include "cli/report.h"
 #include "ir/printer.h"
 #include "optimizer/pass_registry.h"
 #include "optimizer/pipeline.h"
@@ -42,7 +43,10 @@ int run(int argc, char **argv) {
       ("golden", "folder with inputs/ and expected/ .npy files to ship as the bundle's golden "
                  "test", cxxopts::value<std::string>()->default_value(""))
       ("emit", "what to print: ir (the SSA graph), report (every op: status, node, source "
-               "line), report-json (the same as JSON, with weight checksums)",
+               "line; then the compiled kernels, library calls and views with FLOPs, bytes, "
+               "why neighbours did not fuse, and the memory plan), report-json (the same as "
+               "JSON, with weight checksums), dot (a Graphviz picture of the optimized graph: "
+               "`thunderc M.pt2 --emit=dot | dot -Tsvg -o M.svg`)",
        cxxopts::value<std::string>()->default_value("ir"))
       ("interpret", "run the reference interpreter on --inputs and write --outputs")
       ("inputs", "input .npy files, in graph input order (comma-separated)",
@@ -52,7 +56,7 @@ int run(int argc, char **argv) {
       ("O", "optimization level: 0 (as imported), 1 (graph cleanups, folding, layout, memory "
             "plan), 2 (1 + fusion and partitioning). Default: 2 for .pt2 input, 0 for text IR",
        cxxopts::value<int>())
-      ("passes", "run exactly these optimizer passes, in order, instead of the -O pipeline "
+      ("passes", "run exactly these optimizer passes, in order, instead of any -O pipeline "
                  "(comma-separated; see --list-passes)",
        cxxopts::value<std::vector<std::string>>())
       ("list-passes", "print the names of the optimizer passes and exit")
@@ -92,7 +96,7 @@ int run(int argc, char **argv) {
   if (!args.count("input"))
     return usage("no input file");
   std::string emit = args["emit"].as<std::string>();
-  if (emit != "ir" && emit != "report" && emit != "report-json")
+  if (emit != "ir" && emit != "report" && emit != "report-json" && emit != "dot")
     return usage("unknown --emit value '" + emit + "'");
 
   std::string input = args["input"].as<std::string>();
@@ -108,8 +112,6 @@ int run(int argc, char **argv) {
   passOptions.timePasses = args.count("time-passes") > 0;
   std::vector<std::string> passes;
   if (args.count("passes")) {
-    if (args.count("O"))
-      return usage("-O and --passes exclude each other");
     passes = args["passes"].as<std::vector<std::string>>();
   } else {
     int level = args.count("O") ? args["O"].as<int>() : program->parsedGraph ? 0 : 2;
@@ -144,6 +146,8 @@ int run(int argc, char **argv) {
     std::cout << ir::printGraph(*program->graph);
   else if (emit == "report")
     std::cout << textReport(*program);
+  else if (emit == "dot")
+    std::cout << dotGraph(*program->graph);
   else
     std::cout << jsonReport(*program);
   return kExitOk;

@@ -1,13 +1,213 @@
-// View/layout analysis: views become strides. (Stub: being written.)
+// View/layout analysis and the `layout` pass.
+//
+// computeLayouts walks the graph once, in order. Graph inputs and non-view results own a
+// contiguous buffer. A view op computes its result's window from its operand's:
+//   permute    strides permuted;
+//   expand     stride 0 on broadcast dims (new leading dims and size-1 dims that grow);
+//   slice      offset += start * stride[dim], stride[dim] *= step;
+//   select     offset += index * stride[dim], the dim dropped;
+//   squeeze    the (size-1) dims dropped;  unsqueeze: a size-1 dim inserted;
+//   split      piece k: offset += (sizes before k) * stride[dim];
+//   reshape    the same storage with contiguous strides when the operand is contiguous;
+//              otherwise the reshape needs its own buffer (the pass below prevents that).
+// Offsets and strides are symbolic (ir::Dim), so one analysis serves dynamic shapes.
+//
+// The pass: a consumer that needs a contiguous buffer (a library call, a reshape, a graph
+// output) and reads a non-contiguous view gets a `copy` of it, inserted before the first such
+// consumer and shared by the later ones. Elementwise ops and fusions read any window, so views
+// feeding them stay free.
 #include "optimizer/layout.h"
 
+#include <algorithm>
+
 namespace thunderc::opt {
+namespace {
+
+ir::Dim mulDims(const ir::Dim &a, const ir::Dim &b) {
+  return ir::Dim(ir::SymExpr::mul(a.asExpr(), b.asExpr()));
+}
+
+ir::Dim addDims(const ir::Dim &a, const ir::Dim &b) {
+  return ir::Dim(ir::SymExpr::add(a.asExpr(), b.asExpr()));
+}
+
+std::vector<ir::Dim> contiguousStrides(const ir::Shape &shape) {
+  std::vector<ir::Dim> strides(shape.size(), ir::Dim(1));
+  ir::Dim running(1);
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = running;
+    running = mulDims(running, shape[i]);
+  }
+  return strides;
+}
+
+ValueLayout ownLayout(const ir::Value *value) {
+  return ValueLayout{value, ir::Dim(0), contiguousStrides(value->type().shape)};
+}
+
+// The window of view result `resultIndex` of `node` on its operand's window `in`.
+ValueLayout viewLayout(const ir::Node &node, int resultIndex, const ValueLayout &in) {
+  const ir::AttrMap &attrs = node.attrs();
+  const ir::Shape &inShape = node.operand(0)->type().shape;
+  const ir::Shape &outShape = node.result(resultIndex)->type().shape;
+  ValueLayout out = in;
+  switch (node.op()) {
+  case ir::OpKind::Permute: {
+    out.strides.clear();
+    for (int64_t dim : attrs.getInts("dims"))
+      out.strides.push_back(in.strides[static_cast<size_t>(dim)]);
+    return out;
+  }
+  case ir::OpKind::Expand: {
+    size_t lead = outShape.size() - inShape.size();
+    out.strides.assign(outShape.size(), ir::Dim(0));
+    for (size_t i = 0; i < inShape.size(); ++i) {
+      bool broadcast = inShape[i] == ir::Dim(1) && !(outShape[i + lead] == ir::Dim(1));
+      out.strides[i + lead] = broadcast ? ir::Dim(0) : in.strides[i];
+    }
+    return out;
+  }
+  case ir::OpKind::Slice: {
+    auto dim = static_cast<size_t>(attrs.getInt("dim"));
+    out.offset = addDims(in.offset, mulDims(ir::Dim(attrs.getInt("start")), in.strides[dim]));
+    out.strides[dim] = mulDims(in.strides[dim], ir::Dim(attrs.getInt("step")));
+    return out;
+  }
+  case ir::OpKind::Select: {
+    auto dim = static_cast<size_t>(attrs.getInt("dim"));
+    out.offset = addDims(in.offset, mulDims(ir::Dim(attrs.getInt("index")), in.strides[dim]));
+    out.strides.erase(out.strides.begin() + static_cast<long>(dim));
+    return out;
+  }
+  case ir::OpKind::Squeeze: {
+    out.strides.clear();
+    std::vector<int64_t> dims = attrs.getInts("dims");
+    for (size_t i = 0; i < inShape.size(); ++i)
+      if (std::find(dims.begin(), dims.end(), static_cast<int64_t>(i)) == dims.end() ||
+          !(inShape[i] == ir::Dim(1)))
+        out.strides.push_back(in.strides[i]);
+    return out;
+  }
+  case ir::OpKind::Unsqueeze: {
+    auto dim = static_cast<size_t>(attrs.getInt("dim"));
+    out.strides.insert(out.strides.begin() + static_cast<long>(dim), ir::Dim(1));
+    return out;
+  }
+  case ir::OpKind::Split: {
+    auto dim = static_cast<size_t>(attrs.getInt("dim"));
+    ir::Dim start(0);
+    for (int k = 0; k < resultIndex; ++k)
+      start = addDims(start, node.result(k)->type().shape[dim]);
+    out.offset = addDims(in.offset, mulDims(start, in.strides[dim]));
+    return out;
+  }
+  case ir::OpKind::Reshape:
+    out.strides = contiguousStrides(outShape);
+    return out;
+  default:
+    TC_CHECK(false, "viewLayout on a non-view op");
+  }
+}
+
+bool isView(const ir::Node &node) { return ir::hasTrait(node.op(), ir::kView); }
+
+} // namespace
+
+bool isContiguous(const ValueLayout &layout, const ir::Shape &shape) {
+  ir::Dim expected(1);
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] == ir::Dim(1))
+      continue;
+    if (!(layout.strides[i] == expected))
+      return false;
+    expected = mulDims(expected, shape[i]);
+  }
+  return true;
+}
+
+std::map<const ir::Value *, ValueLayout> computeLayouts(const ir::Graph &graph) {
+  std::map<const ir::Value *, ValueLayout> layouts;
+  for (const auto &input : graph.inputs())
+    layouts.emplace(input.get(), ownLayout(input.get()));
+  for (const auto &node : graph.nodes()) {
+    const ValueLayout *in = node->numOperands() > 0 ? &layouts.at(node->operand(0)) : nullptr;
+    bool aliases = isView(*node) &&
+                   (node->op() != ir::OpKind::Reshape ||
+                    isContiguous(*in, node->operand(0)->type().shape));
+    for (int r = 0; r < node->numResults(); ++r)
+      layouts.emplace(node->result(r),
+                      aliases ? viewLayout(*node, r, *in) : ownLayout(node->result(r)));
+  }
+  return layouts;
+}
+
+bool acceptsStridedOperand(const ir::Node &consumer, int index) {
+  if (ir::hasTrait(consumer.op(), ir::kElementwise))
+    return true;
+  if (isView(consumer))
+    return consumer.op() != ir::OpKind::Reshape;
+  if (consumer.op() != ir::OpKind::Fusion)
+    return false;
+  if (consumer.attrs().getStr("kind") != "epilogue")
+    return true;
+  // An epilogue's library op (its first body node) needs contiguous operands; the elementwise
+  // ops after it read any window.
+  const ir::Value *input = consumer.body()->input(index);
+  const ir::Node &library = *consumer.body()->nodes().front();
+  return std::none_of(library.operands().begin(), library.operands().end(),
+                      [&](const ir::Value *operand) { return operand == input; });
+}
+
 namespace {
 
 class LayoutPass final : public Pass {
 public:
   std::string_view name() const override { return "layout"; }
-  Expected<bool> run(ir::Graph &, PassContext &) override { return false; }
+
+  Expected<bool> run(ir::Graph &graph, PassContext &context) override {
+    std::map<const ir::Value *, ValueLayout> layouts = computeLayouts(graph);
+    auto needsCopy = [&](const ir::Value *value) {
+      return !isContiguous(layouts.at(value), value->type().shape);
+    };
+    std::map<ir::Value *, ir::Value *> copies; // view -> its contiguous copy
+    auto copyOf = [&](ir::Value *value, ir::Node *before) {
+      auto [it, inserted] = copies.emplace(value, nullptr);
+      if (inserted) {
+        ir::Node *copy = before ? graph.insertNodeBefore(before, ir::OpKind::Copy, {value},
+                                                         {value->type()})
+                                : graph.appendNode(ir::OpKind::Copy, {value}, {value->type()});
+        if (value->producer() != nullptr)
+          copy->source() = value->producer()->source();
+        it->second = copy->result();
+      }
+      return it->second;
+    };
+    std::vector<ir::Node *> order;
+    for (const auto &node : graph.nodes())
+      order.push_back(node.get());
+    int64_t inserted = 0;
+    for (ir::Node *node : order) {
+      for (int i = 0; i < node->numOperands(); ++i) {
+        ir::Value *operand = node->operand(i);
+        if (acceptsStridedOperand(*node, i) || !needsCopy(operand))
+          continue;
+        node->setOperand(i, copyOf(operand, node));
+        ++inserted;
+      }
+    }
+    std::vector<ir::Value *> outputs = graph.outputs();
+    for (ir::Value *&output : outputs)
+      if (needsCopy(output)) {
+        output = copyOf(output, nullptr);
+        ++inserted;
+      }
+    graph.setOutputs(outputs);
+    if (copies.empty())
+      return false;
+    context.statistics["layout.copies-inserted"] += static_cast<int64_t>(copies.size());
+    context.statistics["layout.operands-rewired"] += inserted;
+    return true;
+  }
 };
 
 } // namespace

@@ -19,8 +19,8 @@ def run(command, **kwargs):
     return result
 
 
-def compile_bundle(pt2, out_dir, name, golden=None):
-    command = [THUNDERC, str(pt2), "-o", str(out_dir), "--name", name]
+def compile_bundle(pt2, out_dir, name, golden=None, extra=()):
+    command = [THUNDERC, str(pt2), "-o", str(out_dir), "--name", name, *extra]
     if golden:
         command += ["--golden", str(golden)]
     run(command)

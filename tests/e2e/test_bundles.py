@@ -1,6 +1,8 @@
-"""End to end on the CPU: every zoo model at both IR levels is compiled to a bundle, built
-with -Wall -Wextra -Werror, run through its runner and golden test, and compared with PyTorch
-eager (tests/golden/tolerances.py). Also: the consumer project, determinism, atomic output."""
+"""End to end on the CPU: every zoo model at both IR levels is compiled to a bundle (with the
+default pipeline, -O2, and for the training IR also at -O0), built with -Wall -Wextra -Werror,
+run through its runner and golden test, and compared with PyTorch eager
+(tests/golden/tolerances.py); -O2 outputs are also compared with -O0's. Also: the consumer
+project, determinism, atomic output."""
 import filecmp
 import json
 import os
@@ -12,6 +14,10 @@ from conftest import ZOO_DIR, build_bundle, compile_bundle, run
 from tolerances import compare, load_npy
 
 LEVELS = ["train", "core"]
+# (IR level, optimization level) pairs every model is built at.
+CONFIGS = [("train", "-O2"), ("core", "-O2"), ("train", "-O0")]
+# Runner outputs by (model, IR level, -O level, case, output index), for the -O0/-O2 check.
+OUTPUTS = {}
 
 
 def zoo_models():
@@ -26,16 +32,16 @@ def manifest(model):
         return json.load(f)
 
 
-@pytest.mark.parametrize("model,level", [(m, l) for m in zoo_models() for l in LEVELS])
-def test_bundle_matches_eager(thunderc, tmp_path, model, level):
+@pytest.mark.parametrize("model,level,opt", [(m, l, o) for m in zoo_models() for l, o in CONFIGS])
+def test_bundle_matches_eager(thunderc, tmp_path, model, level, opt):
     info = manifest(model)
     model_dir = os.path.join(ZOO_DIR, model)
     out = tmp_path / "out"
     start = time.monotonic()
     compile_bundle(os.path.join(model_dir, info["levels"][level]["file"]), out, model,
-                   golden=model_dir)
+                   golden=model_dir, extra=[opt])
     build = build_bundle(out)
-    print(f"{model} {level}: compile + build {time.monotonic() - start:.1f} s")
+    print(f"{model} {level} {opt}: compile + build {time.monotonic() - start:.1f} s")
     # The bundle's own golden test (CTest) passes.
     run(["ctest", "--test-dir", build, "--output-on-failure"])
     # Every case through the runner, compared here with the shared tolerance policy.
@@ -45,10 +51,31 @@ def test_bundle_matches_eager(thunderc, tmp_path, model, level):
         run([runner, "--inputs", *[os.path.join(model_dir, p) for p in case["inputs"]],
              "--outputs", *outputs])
         for i, path in enumerate(outputs):
+            OUTPUTS[(model, level, opt, case["name"], i)] = load_npy(path)
             ok, err, how = compare(load_npy(path), load_npy(os.path.join(model_dir, case["expected"][i])),
                                    load_npy(os.path.join(model_dir, case["expected_fp64"][i])))
-            print(f"{model} {level} {case['name']} output {i}: max error {err:.3g} ({how})")
-            assert ok, f"{model} {level} {case['name']} output {i}: max error {err:.3g} ({how})"
+            print(f"{model} {level} {opt} {case['name']} output {i}: max error {err:.3g} ({how})")
+            assert ok, f"{model} {level} {opt} {case['name']} output {i}: max error {err:.3g} ({how})"
+
+
+@pytest.mark.parametrize("model", zoo_models())
+def test_optimized_matches_unoptimized(model):
+    """-O2 and -O0 bundles of the training IR agree within the same tolerance policy (the
+    fp64 reference still decides how much rounding the comparison allows)."""
+    info = manifest(model)
+    model_dir = os.path.join(ZOO_DIR, model)
+    keys = [k for k in OUTPUTS if k[0] == model and k[1] == "train" and k[2] == "-O2"]
+    if not keys:
+        pytest.skip("the -O2 bundle test did not run")
+    for key in keys:
+        unoptimized = OUTPUTS.get((model, "train", "-O0") + key[3:])
+        if unoptimized is None:
+            pytest.skip("the -O0 bundle test did not run")
+        case = next(c for c in info["cases"] if c["name"] == key[3])
+        ok, err, how = compare(OUTPUTS[key], unoptimized,
+                               load_npy(os.path.join(model_dir, case["expected_fp64"][key[4]])))
+        print(f"{model} {key[3]} output {key[4]}: -O2 vs -O0 max difference {err:.3g} ({how})")
+        assert ok, f"{model}: -O2 differs from -O0 by {err:.3g} ({how})"
 
 
 def test_runner_timing_interface(thunderc, tmp_path):
