@@ -45,6 +45,9 @@ OPS_NOT_PRODUCIBLE = {
     # Not an op: the placeholder the importer leaves for an ATen overload it has no mapping for
     # (reports list it; the interpreter and every backend refuse it by design).
     "aten_call",
+    # Not imported: the optimizer's fuse/partition passes create it. Every -O2 bundle here and
+    # in tests/e2e runs fusion kernels, and tests/lit/passes/fuse*.tir checks how they form.
+    "fusion",
 }
 
 

@@ -98,9 +98,11 @@ public:
 
 } // namespace
 
-TEST_CASE("pass registry lists dce and cse, sorted, and rejects unknown names") {
+TEST_CASE("pass registry lists every pass, sorted, and rejects unknown names") {
   std::vector<std::string> names = passNames();
-  CHECK(names == std::vector<std::string>{"cse", "dce"});
+  CHECK(names == std::vector<std::string>{"canonicalize", "cse", "dce", "fold-batchnorm",
+                                          "fold-constants", "fuse", "layout", "partition",
+                                          "plan-memory", "simplify"});
   CHECK(createPass("dce"));
   CHECK(createPass("cse")->name() == "cse");
   CHECK_FALSE(createPass("nope"));
@@ -115,6 +117,14 @@ TEST_CASE("pass change contract: false iff the print is byte-identical") {
   CHECK_FALSE(runAndCheckContract("cse", kNothingToDo));
   CHECK_FALSE(runAndCheckContract("cse", kAtenCalls));
   CHECK_FALSE(runAndCheckContract("dce", kAtenCalls));
+}
+
+TEST_CASE("every registered pass keeps the change contract and the graph valid") {
+  for (const std::string &name : passNames()) {
+    CAPTURE(name);
+    for (const char *text : {kDeadChain, kDuplicates, kNothingToDo, kAtenCalls})
+      runAndCheckContract(name, text);
+  }
 }
 
 TEST_CASE("dce removes a dead chain in one pass run") {

@@ -273,6 +273,12 @@ std::vector<Example> examples() {
                   attrs({{"target", std::string("aten.foo.default")}}),
                   {"f32[3]", "i64[]"},
                   "f32[3], i64[]"});
+  // A fusion's types are its body's outputs (checked by the verifier): declared types go.
+  list.push_back({OpKind::Fusion,
+                  {"f32[4,8]", "f32[8]"},
+                  attrs({{"kind", std::string("elementwise")}}),
+                  {"f32[4,8]"},
+                  "f32[4,8]"});
   return list;
 }
 
