@@ -89,12 +89,13 @@ std::string indexExpr(const opt::ValueLayout &layout, const ir::Shape &shape,
 }
 
 /// A load of `value` inside the loop nest: `ptr[index]`, or `ptr[o]` when it is a dense
-/// buffer of the domain's own shape.
+/// buffer of the domain's own shape and the loop keeps `o` as the domain's linear index.
 std::string loadExpr(const ir::Value *value, const ir::Shape &domain,
-                     const std::vector<std::string> &indices, EmitState &state) {
+                     const std::vector<std::string> &indices, EmitState &state,
+                     bool linearIndexIsO = true) {
   opt::ValueLayout layout = state.layout(value);
   const std::string &base = state.ptr(layout.storage);
-  if (value->type().shape == domain && layout.offset == ir::Dim(0) &&
+  if (linearIndexIsO && value->type().shape == domain && layout.offset == ir::Dim(0) &&
       opt::isContiguous(layout, domain))
     return base + "[o]";
   return base + "[" + indexExpr(layout, value->type().shape, domain, indices) + "]";
@@ -271,7 +272,7 @@ Status emitReductionKernel(const ir::Node &fusion, EmitState &state) {
     (feeds(*node, *reduction) ? prologue : epilogue).nodes.push_back(node.get());
   }
   for (const ir::Node *node : epilogue.nodes)
-    if (!(node->result()->type().shape == resultShape))
+    if (node->op() != OpKind::Full && !(node->result()->type().shape == resultShape))
       return unsupported("reduction kernel epilogue over a shape other than the result's");
   // Inputs of each part: the body inputs it reads.
   std::vector<const ir::Value *> bodyInputs = inputsOf(body);
@@ -338,7 +339,7 @@ Status emitReductionKernel(const ir::Node &fusion, EmitState &state) {
   }
   std::vector<std::string> arguments;
   for (const ir::Value *input : prologue.outerInputs)
-    arguments.push_back(loadExpr(input, domain, indices, state));
+    arguments.push_back(loadExpr(input, domain, indices, state, /*linearIndexIsO=*/false));
   code.line(reducedType + " value;");
   arguments.push_back("value");
   code.line(name + "_in(" + joined(arguments) + ");");

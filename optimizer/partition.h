@@ -18,12 +18,17 @@ enum class PartitionKind {
 };
 std::string_view partitionKindName(PartitionKind kind); ///< "kernel", "library", ...
 
-/// The class of a top-level node (any graph, partitioned or not).
+/// The class of a top-level node (any graph, partitioned or not): a fusion is a Kernel, and so
+/// is an elementwise node or `full` not yet wrapped (partition makes it one); a view op
+/// (kView) is a View; everything else (linear, conv2d, softmax, layer_norm, reductions,
+/// concat, arange, embedding, aten_call, ...) is Library.
 PartitionKind partitionKind(const ir::Node &node);
 
 /// "partition": wraps every top-level elementwise node and `full` left outside a fusion into
-/// a one-node `fusion` {kind="elementwise"}, so that afterwards each node is a Kernel,
-/// Library or View node.
+/// a one-node `fusion` {kind="elementwise"} (built by formFusion, so static constants an
+/// elementwise node reads are copied into its body), so that afterwards each node is a
+/// fusion, a Library node or a View node. Statistics: partition.wrapped (fusions formed) and
+/// partition.kernel / .library / .view (the nodes of each class afterwards).
 std::unique_ptr<Pass> createPartitionPass();
 
 } // namespace thunderc::opt
