@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "ir/shape_inference.h"
+#include "optimizer/rewrite.h"
 
 namespace thunderc::opt {
 namespace {
@@ -131,23 +132,6 @@ bool innerDimsMatch(const Value *input, const Value *weight) {
 
 // ---- rewriting helpers ----
 
-/// Erases `node` if nothing reads its results, then the producers left dead by that. Only
-/// nodes before the current root are reached, which the sweep has already visited.
-void eraseIfDead(ir::Graph &graph, Node *node) {
-  if (node == nullptr)
-    return;
-  for (int i = 0; i < node->numResults(); ++i) {
-    if (node->result(i)->hasUses() || graph.isOutput(node->result(i)))
-      return;
-  }
-  std::vector<Node *> producers;
-  for (Value *operand : node->operands())
-    producers.push_back(operand->producer());
-  graph.eraseNode(node);
-  for (Node *producer : producers)
-    eraseIfDead(graph, producer);
-}
-
 class Canonicalizer {
 public:
   Canonicalizer(ir::Graph &graph, PassContext &context) : graph_(graph), context_(context) {}
@@ -209,12 +193,7 @@ private:
       return false;
     Node *replacement =
         graph_.insertNodeBefore(root, op, std::move(operands), declared, std::move(attrs));
-    std::string resultName = root->result()->name();
-    replacement->setName(root->name());
-    replacement->source() = root->source();
-    graph_.replaceAllUsesWith(root->result(), replacement->result());
-    eraseIfDead(graph_, root); // frees the result name before the replacement takes it
-    replacement->result()->setName(std::move(resultName));
+    replaceNode(graph_, root, replacement);
     return true;
   }
 

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "ir/shape_inference.h"
+#include "optimizer/rewrite.h"
 
 namespace thunderc::opt {
 namespace {
@@ -71,38 +72,10 @@ std::vector<int64_t> normalizedPermutation(const Node &permute) {
   return dims;
 }
 
-/// Erases `node` if nothing reads its results, then the producers of its operands that this
-/// leaves dead. Only nodes earlier in the graph than the one being rewritten are reached.
-void eraseIfDead(ir::Graph &graph, Node *node) {
-  if (node == nullptr)
-    return;
-  for (int i = 0; i < node->numResults(); ++i) {
-    if (node->result(i)->hasUses() || graph.isOutput(node->result(i)))
-      return;
-  }
-  std::vector<Node *> producers;
-  for (Value *operand : node->operands())
-    producers.push_back(operand->producer());
-  graph.eraseNode(node);
-  for (Node *producer : producers)
-    eraseIfDead(graph, producer);
-}
-
 /// Replaces the single result of `node` by `value` everywhere and erases what died.
 void forward(ir::Graph &graph, Node *node, Value *value) {
   graph.replaceAllUsesWith(node->result(), value);
   eraseIfDead(graph, node);
-}
-
-/// Replaces `node` by `replacement` (created just before it), which takes over the node's
-/// name, source and result name, so messages and the printed IR still point at the model.
-void replaceNode(ir::Graph &graph, Node *node, Node *replacement) {
-  std::string resultName = node->result()->name();
-  replacement->setName(node->name());
-  replacement->source() = node->source();
-  graph.replaceAllUsesWith(node->result(), replacement->result());
-  eraseIfDead(graph, node); // frees the result name before the replacement takes it
-  replacement->result()->setName(std::move(resultName));
 }
 
 class Simplifier {
