@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend_cuda/bundle.h"
+#include "cli/report.h"
 #include "frontend/npy.h"
 #include "crc32.h"
 #include "ir/interpreter.h"
@@ -72,6 +73,10 @@ Expected<LoadedProgram> loadProgram(const std::string &path) {
   Status verified = ir::verifyGraph(*program.graph);
   if (!verified.ok())
     return std::move(verified).error().withContext(path);
+  for (const auto &input : program.graph->inputs())
+    if (input->inputKind() != ir::InputKind::User)
+      program.loadedWeights.push_back({input->weightName(), input->inputKind(), input->type()});
+  program.loadedOps = program.graph->numNodes();
   return program;
 }
 
@@ -113,7 +118,7 @@ std::string textReport(const LoadedProgram &program) {
   out << "nodes: " << model.nodes.size() << " exported, " << counts["compiled"] << " compiled, "
       << counts["unsupported"] << " unsupported, " << counts["dropped"]
       << " dropped (assertions), " << counts["shape"] << " shape arithmetic; "
-      << program.graph->numNodes() << " thunderc ops\n\n";
+      << program.loadedOps << " thunderc ops\n\n";
   char line[512];
   std::snprintf(line, sizeof(line), "%-12s %-28s %-44s %-22s %s\n", "status", "node", "op",
                 "thunderc", "source");
@@ -129,16 +134,16 @@ std::string textReport(const LoadedProgram &program) {
     out << line;
   }
   out << "\n";
-  if (model.unsupported.empty()) {
+  if (model.unsupported.empty())
     out << "unsupported: none; every op compiles\n";
-    return out.str();
-  }
-  out << "unsupported: " << model.unsupported.size() << " node(s) cannot be compiled:\n";
+  else
+    out << "unsupported: " << model.unsupported.size() << " node(s) cannot be compiled:\n";
   for (const auto &node : model.unsupported)
     out << "  node '" << node.name << "' (" << node.target << "): " << node.reason
         << (node.source.loc.empty() ? "" : "  at " + node.source.file + ":" +
                                                node.source.loc.substr(node.source.loc.rfind(':') + 1))
         << "\n";
+  out << "\n" << compiledText(compiledReport(*program.graph));
   return out.str();
 }
 
@@ -151,16 +156,15 @@ std::string jsonReport(const LoadedProgram &program) {
   report["ir_level"] = model.irLevel;
   report["inputs"] = json::array();
   report["weights"] = json::array();
-  for (const auto &input : program.graph->inputs()) {
-    if (input->inputKind() == ir::InputKind::User) {
+  for (const auto &input : program.graph->inputs())
+    if (input->inputKind() == ir::InputKind::User)
       report["inputs"].push_back({{"name", input->name()}, {"type", input->type().str()}});
-      continue;
-    }
-    json weight{{"name", input->weightName()},
-                {"kind", inputKindName(input->inputKind())},
-                {"type", input->type().str()}};
+  for (const LoadedWeight &loaded : program.loadedWeights) {
+    json weight{{"name", loaded.name},
+                {"kind", inputKindName(loaded.kind)},
+                {"type", loaded.type.str()}};
     if (model.archive) {
-      Expected<ir::TensorView> view = model.archive->tensor(input->weightName());
+      Expected<ir::TensorView> view = model.archive->tensor(loaded.name);
       if (view.ok()) {
         ir::HostTensor bytes = ir::contiguousCopy(*view);
         weight["crc32"] = runtime::crc32(bytes.bytes.data(), bytes.bytes.size());
@@ -194,7 +198,8 @@ std::string jsonReport(const LoadedProgram &program) {
                       {"unsupported", counts["unsupported"]},
                       {"dropped", counts["dropped"]},
                       {"shape", counts["shape"]},
-                      {"thunderc_ops", program.graph->numNodes()}};
+                      {"thunderc_ops", program.loadedOps}};
+  report["compiled"] = compiledJson(compiledReport(*program.graph));
   return report.dump(2) + "\n";
 }
 

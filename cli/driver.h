@@ -13,12 +13,23 @@
 
 namespace thunderc::cli {
 
+/// A weight input of the graph as loaded, before any pass folds or drops it.
+struct LoadedWeight {
+  std::string name; ///< state-dict name ("fc1.weight")
+  ir::InputKind kind = ir::InputKind::Parameter;
+  ir::TensorType type;
+};
+
 /// A program loaded from a .pt2 archive (with weights) or from text IR (.tir, no weights).
 struct LoadedProgram {
   std::string path;
   frontend::ImportedModel imported; ///< empty archive for text IR
   ir::Graph *graph = nullptr;
   std::unique_ptr<ir::Graph> parsedGraph; ///< owns the graph for text IR
+  /// What the import produced, kept for the import part of the reports, which describes the
+  /// program as loaded while `graph` is optimized in place.
+  std::vector<LoadedWeight> loadedWeights;
+  int loadedOps = 0;
 };
 
 /// Reads `path` by its extension (.tir text IR, otherwise a .pt2 archive) and verifies the
@@ -31,7 +42,11 @@ Expected<LoadedProgram> loadProgram(const std::string &path);
 Status optimizeProgram(LoadedProgram &program, const std::vector<std::string> &passes,
                        const opt::PassManagerOptions &options);
 
-/// Text report (every node: status, name, op, source line) or its JSON form.
+/// Text report (every exported node: status, name, op, source line; the unsupported list;
+/// counts, all as loaded), then the compiled view of the graph after the passes
+/// (cli/report.h: top-level kernels, library calls and views with FLOPs, bytes, fusion
+/// blockers, memory). The JSON form adds the loaded weights' checksums and puts the compiled
+/// view under "compiled".
 std::string textReport(const LoadedProgram &program);
 std::string jsonReport(const LoadedProgram &program);
 

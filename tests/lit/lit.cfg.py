@@ -49,3 +49,7 @@ def tool(name):
 # lit applies these before %s and %t, so file paths are never rewritten.
 config.substitutions.append((tool("thunderc"), find_thunderc()))
 config.substitutions.append((tool("FileCheck"), find_filecheck()))
+
+# Graphviz: tests that render --emit=dot say `REQUIRES: dot` and are unsupported without it.
+if shutil.which("dot"):
+    config.available_features.add("dot")
