@@ -18,15 +18,18 @@
 //   6. planBuffers places the buffers best-fit (below), and every top-level node gets
 //      `arena_offsets`, one offset per result (-1 for no arena storage).
 //
-// planBuffers: in-place chains merge into one interval with one offset. In decreasing size
-// (ties: earlier first position, then lower index), each takes the smallest gap between the
-// already placed buffers whose intervals overlap its own (sorted by offset) that fits its
-// aligned size, else the space above the highest of them.
+// planBuffers: in-place chains merge into one interval with one offset. Taken in some order,
+// each takes the smallest gap between the already placed buffers whose intervals overlap its
+// own (sorted by offset) that fits its aligned size, else the space above the highest of
+// them. Three orders are tried (largest first, longest-lived first, earliest first) and the
+// smallest arena is kept: each greedy order is best on some graphs (gpt's attention blocks
+// need the longest-lived-first order to reach the lower bound).
 #include "optimizer/memory_plan.h"
 
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <tuple>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -305,30 +308,16 @@ public:
   }
 };
 
-} // namespace
 
-BufferPlan planBuffers(const std::vector<BufferRequest> &requests, int64_t alignment) {
-  TC_CHECK(alignment > 0, "arena alignment must be positive");
-  std::vector<int> chainOf;
-  std::vector<Chain> chains = buildChains(requests, alignment, chainOf);
-
-  std::vector<int> bySize(chains.size());
-  for (size_t i = 0; i < chains.size(); ++i)
-    bySize[i] = static_cast<int>(i);
-  std::sort(bySize.begin(), bySize.end(), [&](int a, int b) {
-    const Chain &x = chains[static_cast<size_t>(a)];
-    const Chain &y = chains[static_cast<size_t>(b)];
-    if (x.bytes != y.bytes)
-      return x.bytes > y.bytes;
-    if (x.first != y.first)
-      return x.first < y.first;
-    return x.leader < y.leader;
-  });
-
+/// Best-fit placement of `chains` taken in `order`: each takes the smallest gap between the
+/// already placed chains whose intervals overlap its own, else the space above them. Returns
+/// the chain offsets; `arenaBytes` gets the top.
+std::vector<int64_t> placeInOrder(const std::vector<Chain> &chains, const std::vector<int> &order,
+                                  int64_t &arenaBytes) {
   std::vector<int64_t> chainOffset(chains.size(), 0);
   std::vector<int> placed;
-  BufferPlan plan;
-  for (int index : bySize) {
+  arenaBytes = 0;
+  for (int index : order) {
     const Chain &chain = chains[static_cast<size_t>(index)];
     std::vector<int> neighbors;
     for (int other : placed) {
@@ -354,9 +343,51 @@ BufferPlan planBuffers(const std::vector<BufferRequest> &requests, int64_t align
     }
     int64_t offset = best >= 0 ? best : cursor;
     chainOffset[static_cast<size_t>(index)] = offset;
-    plan.arenaBytes = std::max(plan.arenaBytes, offset + chain.bytes);
+    arenaBytes = std::max(arenaBytes, offset + chain.bytes);
     placed.push_back(index);
   }
+  return chainOffset;
+}
+
+} // namespace
+
+BufferPlan planBuffers(const std::vector<BufferRequest> &requests, int64_t alignment) {
+  TC_CHECK(alignment > 0, "arena alignment must be positive");
+  std::vector<int> chainOf;
+  std::vector<Chain> chains = buildChains(requests, alignment, chainOf);
+
+  // Three placement orders, each a known-good greedy heuristic; the smallest arena wins (the
+  // first order on ties, so plans are deterministic): largest first, longest-lived first,
+  // earliest first. Ties inside an order: larger, then earlier, then lower index.
+  auto byKey = [&](auto key) {
+    std::vector<int> order(chains.size());
+    for (size_t i = 0; i < chains.size(); ++i)
+      order[i] = static_cast<int>(i);
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+      const Chain &x = chains[static_cast<size_t>(a)];
+      const Chain &y = chains[static_cast<size_t>(b)];
+      return std::tuple(key(x), -x.bytes, x.first, x.leader) <
+             std::tuple(key(y), -y.bytes, y.first, y.leader);
+    });
+    return order;
+  };
+  std::vector<std::vector<int>> orders = {
+      byKey([](const Chain &c) { return -c.bytes; }),
+      byKey([](const Chain &c) { return -static_cast<int64_t>(c.last - c.first); }),
+      byKey([](const Chain &c) { return static_cast<int64_t>(c.first); }),
+  };
+  BufferPlan plan;
+  std::vector<int64_t> chainOffset;
+  for (const std::vector<int> &order : orders) {
+    int64_t arena = 0;
+    std::vector<int64_t> offsets = placeInOrder(chains, order, arena);
+    if (chainOffset.empty() || arena < plan.arenaBytes) {
+      chainOffset = std::move(offsets);
+      plan.arenaBytes = arena;
+    }
+  }
+  if (chains.empty())
+    plan.arenaBytes = 0;
 
   for (size_t i = 0; i < requests.size(); ++i)
     plan.offsets.push_back(chainOffset[static_cast<size_t>(chainOf[i])]);
