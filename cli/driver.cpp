@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "backend_cuda/bundle.h"
+#include "backend_cuda/cuda_kernels.h"
+#include "backend_cuda/nvrtc_verify.h"
 #include "cli/report.h"
 #include "frontend/npy.h"
 #include "crc32.h"
@@ -268,6 +270,56 @@ Status compileToBundle(const LoadedProgram &program, const std::string &outDir,
   if (!status.ok())
     return std::move(status).error().withContext(program.path);
   return Status::success();
+}
+
+Expected<std::string> cudaSource(const LoadedProgram &program) {
+  Expected<std::vector<cuda::CudaKernel>> kernels = cuda::emitCudaKernels(*program.graph);
+  if (!kernels.ok())
+    return std::move(kernels).error().withContext(program.path);
+  return cuda::cudaTranslationUnit(*program.graph, *kernels,
+                                   std::filesystem::path(program.path).filename().string());
+}
+
+Expected<VerifyResult> verifyKernels(const LoadedProgram &program, const std::string &arch) {
+  Expected<std::vector<cuda::CudaKernel>> kernels = cuda::emitCudaKernels(*program.graph);
+  if (!kernels.ok())
+    return std::move(kernels).error().withContext(program.path);
+  Expected<std::vector<cuda::KernelCompilation>> compiled =
+      cuda::compileKernelsWithNvrtc(*program.graph, *kernels, arch);
+  if (!compiled.ok() && compiled.error().kind() == ErrorKind::Usage)
+    return std::move(compiled).error();
+  if (!compiled.ok())
+    return std::move(compiled).error().withContext(program.path);
+  VerifyResult result;
+  double seconds = 0;
+  size_t ptxBytes = 0;
+  char line[512];
+  for (const cuda::KernelCompilation &compilation : *compiled) {
+    const cuda::CudaKernel &kernel = *compilation.kernel;
+    std::string node =
+        (kernel.nodeName.empty() ? "unnamed node" : "node '" + kernel.nodeName + "'") + " (" +
+        kernel.ops + ")" + (kernel.loc.empty() ? "" : " at " + kernel.loc);
+    ++result.kernels;
+    seconds += compilation.seconds;
+    ptxBytes += compilation.ptxBytes;
+    std::snprintf(line, sizeof(line), "%-6s %-12s %-8s %7.3f s %8zu B PTX  %s\n",
+                  kernel.name.c_str(), kernel.kind.c_str(), compilation.ok ? "ok" : "FAILED",
+                  compilation.seconds, compilation.ptxBytes, node.c_str());
+    result.summary += line;
+    if (compilation.ok)
+      continue;
+    ++result.failed;
+    result.errors += "error: " + program.path + ": kernel " + kernel.name + " (" + kernel.kind +
+                     ", " + node + "): NVRTC rejected the generated code (a thunderc bug):\n" +
+                     compilation.log + "\n";
+  }
+  std::snprintf(line, sizeof(line),
+                "verify: %d kernel(s), %d failed, compiled by %s for %s in %.2f s (sum of "
+                "per-kernel times), %zu B PTX\n",
+                result.kernels, result.failed, cuda::nvrtcDescription().c_str(), arch.c_str(),
+                seconds, ptxBytes);
+  result.summary += line;
+  return result;
 }
 
 } // namespace thunderc::cli

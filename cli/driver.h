@@ -59,4 +59,23 @@ Status interpretToFiles(const LoadedProgram &program, const std::vector<std::str
 Status compileToBundle(const LoadedProgram &program, const std::string &outDir,
                        const std::string &name, const std::string &goldenDir);
 
+/// --emit=cuda: the CUDA kernels generated for the program's graph (backend_cuda/
+/// cuda_kernels.h), as one translation unit. Errors are prefixed with the path.
+Expected<std::string> cudaSource(const LoadedProgram &program);
+
+/// What --verify found: `summary` has one line per kernel (name, kind, node, location,
+/// compile time, PTX size) and a total; `errors` one entry per kernel NVRTC rejected, naming
+/// the kernel and its source node, with NVRTC's log.
+struct VerifyResult {
+  int kernels = 0;
+  int failed = 0;
+  std::string summary;
+  std::string errors;
+};
+
+/// --verify: compiles every generated CUDA kernel in-process with NVRTC for `arch` ("sm_80").
+/// Errors (not rejected kernels, which are in the result): Usage for a malformed arch,
+/// Unsupported when thunderc was built without NVRTC, Io when NVRTC itself fails.
+Expected<VerifyResult> verifyKernels(const LoadedProgram &program, const std::string &arch);
+
 } // namespace thunderc::cli

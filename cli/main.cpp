@@ -46,8 +46,15 @@ int run(int argc, char **argv) {
                "line; then the compiled kernels, library calls and views with FLOPs, bytes, "
                "why neighbours did not fuse, and the memory plan), report-json (the same as "
                "JSON, with weight checksums), dot (a Graphviz picture of the optimized graph: "
-               "`thunderc M.pt2 --emit=dot | dot -Tsvg -o M.svg`)",
+               "`thunderc M.pt2 --emit=dot | dot -Tsvg -o M.svg`), cuda (the generated CUDA "
+               "kernels as one translation unit)",
        cxxopts::value<std::string>()->default_value("ir"))
+      ("verify", "compile every generated CUDA kernel in-process with NVRTC (no GPU needed) "
+                 "and list them; exit 1 if NVRTC rejects one (a thunderc bug), 5 if thunderc "
+                 "was built without NVRTC. Alone it only verifies; with -o or --emit it "
+                 "continues after a clean verification")
+      ("arch", "GPU architecture for --verify (sm_80, sm_90a, compute_80, ...)",
+       cxxopts::value<std::string>()->default_value("sm_80"))
       ("interpret", "run the reference interpreter on --inputs and write --outputs")
       ("inputs", "input .npy files, in graph input order (comma-separated)",
        cxxopts::value<std::vector<std::string>>())
@@ -96,7 +103,8 @@ int run(int argc, char **argv) {
   if (!args.count("input"))
     return usage("no input file");
   std::string emit = args["emit"].as<std::string>();
-  if (emit != "ir" && emit != "report" && emit != "report-json" && emit != "dot")
+  if (emit != "ir" && emit != "report" && emit != "report-json" && emit != "dot" &&
+      emit != "cuda")
     return usage("unknown --emit value '" + emit + "'");
 
   std::string input = args["input"].as<std::string>();
@@ -124,6 +132,19 @@ int run(int argc, char **argv) {
     return fail(optimized.error());
   spdlog::debug("{} nodes after passes", program->graph->numNodes());
 
+  if (args.count("verify")) {
+    Expected<VerifyResult> verified = verifyKernels(*program, args["arch"].as<std::string>());
+    if (!verified.ok())
+      return fail(verified.error());
+    if (!args.count("quiet"))
+      std::cout << verified->summary;
+    if (verified->failed > 0) {
+      std::fprintf(stderr, "%s", verified->errors.c_str());
+      return kExitInternal;
+    }
+    if (!args.count("output") && !args.count("emit") && !args.count("interpret"))
+      return kExitOk;
+  }
   if (args.count("interpret")) {
     if (!args.count("inputs") || !args.count("outputs"))
       return usage("--interpret needs --inputs and --outputs");
@@ -140,6 +161,13 @@ int run(int argc, char **argv) {
     if (!status.ok())
       return fail(status.error());
     spdlog::info("wrote {}", args["output"].as<std::string>());
+    return kExitOk;
+  }
+  if (emit == "cuda") {
+    Expected<std::string> source = cudaSource(*program);
+    if (!source.ok())
+      return fail(source.error());
+    std::cout << *source;
     return kExitOk;
   }
   if (emit == "ir")

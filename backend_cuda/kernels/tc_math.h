@@ -5,10 +5,15 @@
 // very same code for the device (shared/DESIGN.md §5).
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+// NVRTC (thunderc --verify) has no host headers: the few names used here come from a shim.
+#include "tc_rtc_std.h"
+#else
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#endif
 
 #ifndef TC_HD
 #if defined(__CUDACC__)
