@@ -113,11 +113,12 @@ std::string braceList(const std::vector<std::string> &items) {
 }
 
 std::string doubleLiteral(double value) {
+  // tc_math.h's helpers, not std::numeric_limits: they are TC_HD, so the same literal works in
+  // host loops and in CUDA kernels (nvcc needs no --expt-relaxed-constexpr).
   if (std::isnan(value))
-    return "std::numeric_limits<double>::quiet_NaN()";
+    return "tc::quiet_nan<double>()";
   if (std::isinf(value))
-    return value > 0 ? "std::numeric_limits<double>::infinity()"
-                     : "-std::numeric_limits<double>::infinity()";
+    return value > 0 ? "tc::infinity<double>()" : "-tc::infinity<double>()";
   char buffer[64];
   auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
   std::string text(buffer, result.ptr);

@@ -39,7 +39,7 @@ std::string symExpr(const ir::SymExpr &expr);
 std::string productExpr(const std::vector<ir::Dim> &dims);
 /// "{a, b, c}" initializer text (at least one element, so arrays are never zero-sized).
 std::string braceList(const std::vector<std::string> &items);
-/// A C++ double literal that reads back exactly (inf/nan spelled with std::numeric_limits).
+/// A C++ double literal that reads back exactly (inf/nan spelled tc::infinity/tc::quiet_nan).
 std::string doubleLiteral(double value);
 
 } // namespace thunderc::cuda

@@ -328,7 +328,7 @@ def export_one(entry: zoo.ZooEntry, out_root: Path, check: bool) -> str:
 
     lv = manifest["levels"]
     return (
-        f"{entry.name:12s} train {lv['train']['num_nodes']:3d} nodes, core {lv['core']['num_nodes']:3d} nodes, "
+        f"{entry.name:16s} train {lv['train']['num_nodes']:3d} nodes, core {lv['core']['num_nodes']:3d} nodes, "
         f"{len(manifest['params']):2d} params, {len(cases)} case(s), "
         f"max|out-out_fp64| {worst_fp64:.2e}, {time.time() - t0:.1f}s"
     )

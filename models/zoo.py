@@ -14,8 +14,12 @@ Conventions
   seeded by `ZooEntry.make_inputs()`.
 * Variants at another dtype: `with_dtype(entry, torch.float16)` returns a copy of an entry whose
   model is `.to(dtype)` and whose floating-point inputs are cast to `dtype` (integer and bool
-  inputs are left alone). Adding one is a single line in `DTYPE_VARIANTS` (none are added yet),
-  e.g. `("mlp", torch.bfloat16),` which registers "mlp_bf16".
+  inputs are left alone). Adding one is a single line in `DTYPE_VARIANTS`, e.g.
+  `("mlp", torch.bfloat16),` which registers "mlp_bf16". Expected outputs of a variant are eager
+  in that dtype (PyTorch's CPU kernels compute in fp32 and round at each op's output; a few,
+  such as scaled_dot_product_attention, also round inside);
+  expected_fp64 is the same model converted with `.double()`, so the referee measures how far
+  eager's own per-op rounding is from exact.
 """
 
 from __future__ import annotations
@@ -409,8 +413,15 @@ def with_dtype(entry: ZooEntry, dtype: torch.dtype, suffix: Optional[str] = None
 _BATCH = Dim("batch", min=1, max=64)
 
 # Lower-precision variants of zoo entries, one line each, e.g. ("mlp", torch.bfloat16) -> "mlp_bf16".
-# None are registered yet.
-DTYPE_VARIANTS: list[tuple[str, torch.dtype]] = []
+# Each one covers different ops at a reduced dtype: linear/relu (mlp), conv/batch norm/pools
+# (cnn), layer norm/softmax/attention/gelu (transformer), and an integer-indexed embedding
+# feeding a causal decoder (gpt). Every entry adds three bundle builds to tests/e2e.
+DTYPE_VARIANTS: list[tuple[str, torch.dtype]] = [
+    ("mlp", torch.float16),
+    ("cnn", torch.bfloat16),
+    ("transformer", torch.float16),
+    ("gpt", torch.bfloat16),
+]
 
 
 def _build_registry() -> list[ZooEntry]:
