@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
+# In CI, NVRTC (installed above) must be found: `thunderc --verify` of every zoo model is part
+# of the suite, and a build without it would skip those tests instead of failing.
+if [[ "${CI:-}" == "true" ]]; then
+  export THUNDERC_CMAKE_ARGS="${THUNDERC_CMAKE_ARGS:-} -DTHUNDERC_WITH_NVRTC=ON"
+fi
 scripts/build.sh
 cd "${BUILD_DIR:-build}"
 ctest --output-on-failure -j "$(nproc)"
