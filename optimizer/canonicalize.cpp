@@ -25,6 +25,9 @@
 //   hardswish:         x * clamp(x + 3, 0, 6) / 6                   -> hardswish(x)
 //   hardsigmoid:       clamp(x + 3, 0, 6) / 6                       -> hardsigmoid(x)
 //   (clamp(_, 0, 6) may also be spelled as clamp{max=6}(clamp{min=0}(_)) or with relu.)
+//   sdpa:              core ATen's math-path decomposition of scaled_dot_product_attention
+//                      -> attention(q, k, v, mask?) {is_causal, scale?}; see
+//                      canonicalize_attention.cpp
 #include "optimizer/canonicalize.h"
 
 #include <optional>
@@ -32,6 +35,7 @@
 #include <vector>
 
 #include "ir/shape_inference.h"
+#include "optimizer/canonicalize_attention.h"
 #include "optimizer/rewrite.h"
 
 namespace thunderc::opt {
@@ -165,11 +169,15 @@ private:
     case OpKind::Addmm:
       return addmmToLinear(node);
     case OpKind::Matmul:
-      return matmulToLinear(node);
+      if (auto rule = matmulToLinear(node))
+        return rule;
+      return sdpa(node);
     case OpKind::Add:
       return linearBias(node);
     case OpKind::Reshape:
-      return linearUnflatten(node);
+      if (auto rule = linearUnflatten(node))
+        return rule;
+      return sdpa(node);
     case OpKind::AdaptiveAvgPool2d:
       return poolToMean(node);
     case OpKind::Div:
@@ -261,6 +269,12 @@ private:
     if (!replaceWith(reshape, OpKind::Linear, operands))
       return std::nullopt;
     return "linear-unflatten";
+  }
+
+  std::optional<std::string> sdpa(Node *root) {
+    if (!recomposeAttention(graph_, root))
+      return std::nullopt;
+    return "sdpa";
   }
 
   std::optional<std::string> poolToMean(Node *pool) {
