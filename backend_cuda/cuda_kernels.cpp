@@ -96,10 +96,10 @@ std::vector<std::string> outputsAt(size_t count, const std::string &flat) {
   return outputs;
 }
 
-/// Host code shared by both kernel shapes: the launch stub.
-void emitLaunchStub(CodeWriter &code, const std::string &name, const std::string &indexType,
-                    const Parameters &parameters, const std::string &work,
-                    const std::string &blocks) {
+/// Host code shared by both kernel shapes: `launch_kN`, which launches the kernel on a stream.
+void emitLauncher(CodeWriter &code, const std::string &name, const std::string &indexType,
+                 const Parameters &parameters, const std::string &work,
+                 const std::string &blocks) {
   std::vector<std::string> declarations{"const " + indexType + " &index"};
   declarations.insert(declarations.end(), parameters.declarations.begin(),
                       parameters.declarations.end());
@@ -229,7 +229,7 @@ private:
     code.line("(void)sym;");
     code.line("return index;");
     code.close();
-    emitLaunchStub(code, name, indexType, parameters, "index.numel",
+    emitLauncher(code, name, indexType, parameters, "index.numel",
                    "tc::cuda::grid_blocks(index.numel)");
     code.line("#endif");
     kernel.code = code.str();
@@ -357,7 +357,7 @@ private:
     code.line("(void)sym;");
     code.line("return index;");
     code.close();
-    emitLaunchStub(code, name, indexType, parameters, "index.outputs",
+    emitLauncher(code, name, indexType, parameters, "index.outputs",
                    "tc::cuda::reduction_blocks(index.outputs)");
     code.line("#endif");
     kernel.code = code.str();

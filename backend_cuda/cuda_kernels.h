@@ -14,7 +14,7 @@ namespace thunderc::cuda {
 /// One generated kernel: its scalar function(s), its __global__ wrapper, and host code to
 /// fill its index struct from the model's symbols and launch it on a stream.
 struct CudaKernel {
-  std::string name;     ///< "k3"; the __global__ function is "k3_kernel", the stub "launch_k3"
+  std::string name;     ///< "k3"; the __global__ function is "k3_kernel", the launcher "launch_k3"
   std::string kind;     ///< elementwise, reduction or epilogue (the fusion's kind)
   std::string nodeName; ///< the graph node it computes (empty for an unnamed node)
   std::string ops;      ///< that node's ops, in order ("mul, add, relu"; "copy")
@@ -32,7 +32,7 @@ Expected<std::vector<CudaKernel>> emitCudaKernels(const ir::Graph &graph);
 
 /// A self-contained translation unit holding `kernels`: the includes (tc_cuda.h, found
 /// beside tc_math.h in backend_cuda/kernels/), the model's Symbols struct, then each kernel.
-/// Host code (index fillers, launch stubs) is compiled by nvcc and skipped under NVRTC
+/// Host code (index fillers, launchers) is compiled by nvcc and skipped under NVRTC
 /// (__CUDACC_RTC__), so the same text serves `nvcc -c` and `thunderc --verify`.
 std::string cudaTranslationUnit(const ir::Graph &graph, const std::vector<CudaKernel> &kernels,
                                 const std::string &sourceName);

@@ -47,23 +47,7 @@ using ir::Value;
 
 // ---- matching helpers ----
 
-/// A node that passes its operand through unchanged.
-bool isNoOp(const Node &node) {
-  switch (node.op()) {
-  case OpKind::Copy:
-    return true;
-  case OpKind::Cast:
-  case OpKind::Reshape:
-  case OpKind::Squeeze:
-  case OpKind::Unsqueeze:
-  case OpKind::Expand:
-    return node.result()->type() == node.operand(0)->type();
-  default:
-    return false;
-  }
-}
-
-/// `value` with no-op producers skipped.
+/// `value` with no-ops skipped (shared values allowed).
 Value *skipNoOps(Value *value) {
   while (value->producer() != nullptr && isNoOp(*value->producer()))
     value = value->producer()->operand(0);
@@ -74,10 +58,6 @@ Value *skipNoOps(Value *value) {
 Node *producerThrough(Value *value, OpKind op) {
   Node *producer = skipNoOps(value)->producer();
   return producer != nullptr && producer->op() == op ? producer : nullptr;
-}
-
-bool hasSoleUse(const ir::Graph &graph, const Value *value) {
-  return value->uses().size() == 1 && !graph.isOutput(value);
 }
 
 /// The producer of `value` after skipping no-ops, if it is `op` and every value on the way
@@ -134,35 +114,16 @@ bool innerDimsMatch(const Value *input, const Value *weight) {
   return input->type().rank() >= 1 && input->type().shape.back() == weight->type().shape[1];
 }
 
-// ---- rewriting helpers ----
-
 class Canonicalizer {
 public:
   Canonicalizer(ir::Graph &graph, PassContext &context) : graph_(graph), context_(context) {}
 
   bool run() {
-    bool changed = false;
-    while (sweep())
-      changed = true;
-    return changed;
+    return rewriteToFixedPoint(graph_, context_, "canonicalize",
+                               [this](Node *node) { return rewrite(node); });
   }
 
 private:
-  bool sweep() {
-    std::vector<Node *> order;
-    for (const auto &node : graph_.nodes())
-      order.push_back(node.get());
-    bool changed = false;
-    for (Node *node : order) {
-      std::optional<std::string> rule = rewrite(node);
-      if (!rule)
-        continue;
-      ++context_.statistics["canonicalize." + *rule];
-      changed = true;
-    }
-    return changed;
-  }
-
   /// Tries every rule rooted at `node`; returns the name of the one that fired.
   std::optional<std::string> rewrite(Node *node) {
     switch (node->op()) {

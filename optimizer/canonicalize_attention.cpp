@@ -55,27 +55,6 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // ---- matching helpers ----
 
-bool hasSoleUse(const ir::Graph &graph, const Value *value) {
-  return value->uses().size() == 1 && !graph.isOutput(value);
-}
-
-/// A node that passes its operand through unchanged (core IR leaves clones and same-shape
-/// expands around the batched matmuls).
-bool isNoOp(const Node &node) {
-  switch (node.op()) {
-  case OpKind::Copy:
-    return true;
-  case OpKind::Cast:
-  case OpKind::Reshape:
-  case OpKind::Squeeze:
-  case OpKind::Unsqueeze:
-  case OpKind::Expand:
-    return node.result()->type() == node.operand(0)->type();
-  default:
-    return false;
-  }
-}
-
 /// `value` with the no-ops skipped that only the next node of the chain reads.
 Value *skipSoleNoOps(const ir::Graph &graph, Value *value) {
   while (hasSoleUse(graph, value) && value->producer() != nullptr &&

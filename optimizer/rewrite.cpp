@@ -30,4 +30,42 @@ void replaceNode(ir::Graph &graph, ir::Node *node, ir::Node *replacement) {
   replacement->result()->setName(std::move(resultName));
 }
 
+bool isNoOp(const ir::Node &node) {
+  switch (node.op()) {
+  case ir::OpKind::Copy:
+    return true;
+  case ir::OpKind::Cast:
+  case ir::OpKind::Reshape:
+  case ir::OpKind::Squeeze:
+  case ir::OpKind::Unsqueeze:
+  case ir::OpKind::Expand:
+    return node.result()->type() == node.operand(0)->type();
+  default:
+    return false;
+  }
+}
+
+bool hasSoleUse(const ir::Graph &graph, const ir::Value *value) {
+  return value->uses().size() == 1 && !graph.isOutput(value);
+}
+
+bool rewriteToFixedPoint(ir::Graph &graph, PassContext &context, std::string_view pass,
+                         const std::function<std::optional<std::string>(ir::Node *)> &rule) {
+  bool changed = false;
+  for (bool fired = true; fired;) {
+    fired = false;
+    std::vector<ir::Node *> order;
+    for (const auto &node : graph.nodes())
+      order.push_back(node.get());
+    for (ir::Node *node : order) {
+      std::optional<std::string> name = rule(node);
+      if (!name)
+        continue;
+      ++context.statistics[std::string(pass) + "." + *name];
+      fired = changed = true;
+    }
+  }
+  return changed;
+}
+
 } // namespace thunderc::opt

@@ -84,30 +84,11 @@ public:
 
   /// Runs sweeps to a fixed point; returns whether anything changed.
   bool run() {
-    bool changed = false;
-    while (sweep())
-      changed = true;
-    return changed;
+    return rewriteToFixedPoint(graph_, context_, "simplify",
+                               [this](Node *node) { return simplifyNode(node); });
   }
 
 private:
-  bool sweep() {
-    std::vector<Node *> order;
-    for (const auto &node : graph_.nodes())
-      order.push_back(node.get());
-    // A rule only erases the node it looks at and nodes before it, which the sweep has
-    // passed, so `order` never holds an erased node that is still to be visited.
-    bool changed = false;
-    for (Node *node : order) {
-      std::optional<std::string> rule = simplifyNode(node);
-      if (!rule)
-        continue;
-      ++context_.statistics["simplify." + *rule];
-      changed = true;
-    }
-    return changed;
-  }
-
   /// Applies the first rule that fits `node`; returns its name, or nullopt if none did.
   std::optional<std::string> simplifyNode(Node *node) {
     switch (node->op()) {
