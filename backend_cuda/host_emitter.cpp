@@ -622,14 +622,9 @@ private:
       if (pinnedOutputs_.count(i))
         continue;
       std::string type = cppType(output->type().dtype);
-      opt::ValueLayout layout = state.layout(output);
-      if (!opt::isContiguous(layout, output->type().shape)) {
-        std::vector<std::string> strides;
-        for (const ir::Dim &stride : layout.strides)
-          strides.push_back(dimExpr(stride));
-        emitStridedCopy(state, type, state.ptr(layout.storage), dimExpr(layout.offset), strides,
-                        dimExprs(output->type()),
-                        "static_cast<" + type + " *>(outputs[" + std::to_string(i) + "].data)");
+      if (!opt::isContiguous(state.layout(output), output->type().shape)) {
+        emitGather(state, output,
+                   "static_cast<" + type + " *>(outputs[" + std::to_string(i) + "].data)");
         continue;
       }
       code.line("std::memcpy(outputs[" + std::to_string(i) + "].data, " + state.ptr(output) +

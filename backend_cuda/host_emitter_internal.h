@@ -78,6 +78,9 @@ void emitStridedCopy(EmitState &state, const std::string &type, const std::strin
                      const std::string &offset, const std::vector<std::string> &strides,
                      const std::vector<std::string> &outShape, const std::string &out);
 
+/// Writes a strided copy of `value`, read through its layout, into the contiguous `out`.
+void emitGather(EmitState &state, const ir::Value *value, const std::string &out);
+
 /// Strides of `operand` broadcast to `resultShape` (0 for broadcast dims and missing
 /// leading dims).
 std::vector<std::string> broadcastStrides(const ir::Shape &operand, const ir::Shape &result);

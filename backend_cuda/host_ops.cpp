@@ -21,15 +21,7 @@ opt::ValueLayout EmitState::layout(const ir::Value *value) const {
     if (it != layouts_->end())
       return it->second;
   }
-  opt::ValueLayout own{value, ir::Dim(0), {}};
-  const ir::Shape &shape = value->type().shape;
-  ir::Dim running(1);
-  own.strides.resize(shape.size());
-  for (size_t i = shape.size(); i-- > 0;) {
-    own.strides[i] = running;
-    running = ir::Dim(ir::SymExpr::mul(running.asExpr(), shape[i].asExpr()));
-  }
-  return own;
+  return opt::ownLayout(value);
 }
 
 std::string EmitState::workspace(const std::string &type, const std::string &elements) {
@@ -78,6 +70,15 @@ void emitStridedCopy(EmitState &state, const std::string &type, const std::strin
   code.line("tc::strided_copy<" + type + ">(" + in + ", " + offset + ", strides, " +
             std::to_string(outShape.size()) + ", shape, " + out + ");");
   code.close();
+}
+
+void emitGather(EmitState &state, const ir::Value *value, const std::string &out) {
+  opt::ValueLayout layout = state.layout(value);
+  std::vector<std::string> strides;
+  for (const ir::Dim &stride : layout.strides)
+    strides.push_back(dimExpr(stride));
+  emitStridedCopy(state, cppType(value->type().dtype), state.ptr(layout.storage),
+                  dimExpr(layout.offset), strides, dimExprs(value->type()), out);
 }
 
 using ir::OpKind;
@@ -377,11 +378,7 @@ std::vector<std::pair<const ir::Value *, std::string>> gatherStridedOperands(con
                     [&](const auto &entry) { return entry.first == operand; }))
       continue;
     std::string gathered = state.workspace(ctype(operand), productExpr(operand->type().shape));
-    std::vector<std::string> strides;
-    for (const ir::Dim &stride : layout.strides)
-      strides.push_back(dimExpr(stride));
-    emitStridedCopy(state, ctype(operand), state.ptr(layout.storage), dimExpr(layout.offset),
-                    strides, dimExprs(operand->type()), gathered);
+    emitGather(state, operand, gathered);
     swapped.push_back({operand, state.ptr(operand)});
     state.setPtr(operand, gathered);
   }

@@ -41,9 +41,6 @@ std::vector<ir::Dim> contiguousStrides(const ir::Shape &shape) {
   return strides;
 }
 
-ValueLayout ownLayout(const ir::Value *value) {
-  return ValueLayout{value, ir::Dim(0), contiguousStrides(value->type().shape)};
-}
 
 // The window of view result `resultIndex` of `node` on its operand's window `in`.
 ValueLayout viewLayout(const ir::Node &node, int resultIndex, const ValueLayout &in) {
@@ -112,6 +109,10 @@ ValueLayout viewLayout(const ir::Node &node, int resultIndex, const ValueLayout 
 bool isView(const ir::Node &node) { return ir::hasTrait(node.op(), ir::kView); }
 
 } // namespace
+
+ValueLayout ownLayout(const ir::Value *value) {
+  return ValueLayout{value, ir::Dim(0), contiguousStrides(value->type().shape)};
+}
 
 bool isContiguous(const ValueLayout &layout, const ir::Shape &shape) {
   ir::Dim expected(1);

@@ -19,6 +19,9 @@ struct ValueLayout {
   std::vector<ir::Dim> strides;
 };
 
+/// The layout of a value with its own buffer: itself, offset 0, contiguous strides.
+ValueLayout ownLayout(const ir::Value *value);
+
 /// Layouts of every value of `graph` (not of fusion bodies), treating every view op as an
 /// alias. A reshape aliases only a contiguous operand; otherwise it is its own storage.
 std::map<const ir::Value *, ValueLayout> computeLayouts(const ir::Graph &graph);
