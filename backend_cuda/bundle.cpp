@@ -37,6 +37,13 @@ Expected<std::vector<uint8_t>> weightsFile(const ir::Graph &graph, const WeightS
   return writer.encode();
 }
 
+std::string goldenTest(const std::string &n) {
+  return R"(
+enable_testing()
+add_test(NAME )" + n + R"(_golden COMMAND )" + n + R"(_run --golden ${CMAKE_CURRENT_SOURCE_DIR}/golden)
+)";
+}
+
 std::string cmakeLists(const BundleOptions &options, bool hasGolden) {
   const std::string &n = options.name;
   std::string text = R"(# The thunderc bundle ')" + n + R"(' (compiled from )" +
@@ -92,10 +99,100 @@ target_compile_definitions()" + n + R"(_run PRIVATE
                            TC_DEFAULT_WEIGHTS="${CMAKE_CURRENT_SOURCE_DIR}/weights.bin")
 )";
   if (hasGolden)
-    text += R"(
-enable_testing()
-add_test(NAME )" + n + R"(_golden COMMAND )" + n + R"(_run --golden ${CMAKE_CURRENT_SOURCE_DIR}/golden)
-)";
+    text += goldenTest(n);
+  return text;
+}
+
+// A CUDA bundle: <name>.cu through nvcc and cuBLAS, or, with THUNDERC_BUNDLE_CUDA_EMULATE, the
+// same code through the host compiler against the CPU emulation of CUDA.
+std::string cudaCmakeLists(const BundleOptions &options, bool hasGolden) {
+  const std::string &n = options.name;
+  std::string text = R"cm(# The thunderc CUDA bundle ')cm" + n + R"cm(' (compiled from )cm" +
+                     options.sourceName + R"cm(). Generated; do not edit.
+#
+#   cmake -S . -B build && cmake --build build          # nvcc + cuBLAS, for sm_80 and sm_90 (+PTX)
+#   cmake -S . -B build -DCMAKE_CUDA_ARCHITECTURES=native  # only this machine's GPU (faster build)
+#   cmake -S . -B build -DTHUNDERC_BUNDLE_CUDA_EMULATE=ON  # no GPU/toolkit: CPU emulation of CUDA
+#   build/)cm" + n + R"cm(_run --inputs x.npy --outputs y.npy [--iters 100]
+#   ctest --test-dir build                              # bundle vs PyTorch outputs
+#
+# Or from another project: add_subdirectory(<this folder>) and link the ')cm" + n + R"cm(' target.
+cmake_minimum_required(VERSION 3.18)
+project()cm" + n + R"cm(_bundle LANGUAGES CXX)
+
+if(CMAKE_SOURCE_DIR STREQUAL CMAKE_CURRENT_SOURCE_DIR AND NOT CMAKE_BUILD_TYPE)
+  set(CMAKE_BUILD_TYPE Release)
+endif()
+option(THUNDERC_BUNDLE_WERROR "Treat warnings in generated code as errors" OFF)
+option(THUNDERC_BUNDLE_CUDA_EMULATE
+       "Build the CUDA code with the host compiler against a CPU emulation of CUDA (no GPU)" OFF)
+
+if(NOT TARGET thunderc_runtime)
+  add_subdirectory(runtime)
+endif()
+
+if(THUNDERC_BUNDLE_CUDA_EMULATE)
+  find_package(Threads REQUIRED)
+  add_library()cm" + n + R"cm( STATIC )cm" + n + R"cm(_emulated.cpp)
+  target_compile_definitions()cm" + n + R"cm( PRIVATE TC_CUDA_EMULATE TC_CUDA_ARCHITECTURES="emulated")
+  target_link_libraries()cm" + n + R"cm( PRIVATE Threads::Threads)
+else()
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 80-real 90)
+  endif()
+  enable_language(CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  # cuBLAS from the toolkit, or from the pip wheel nvidia-cublas (site-packages/nvidia/cu13).
+  set(THUNDERC_CUBLAS_HINTS ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_TARGET_DIR})
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  if(Python3_Interpreter_FOUND)
+    execute_process(
+      COMMAND ${Python3_EXECUTABLE} -c
+              "import nvidia, os; print(';'.join(os.path.join(p, 'cu13') for p in nvidia.__path__))"
+      OUTPUT_VARIABLE THUNDERC_CUBLAS_WHEEL OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    list(APPEND THUNDERC_CUBLAS_HINTS ${THUNDERC_CUBLAS_WHEEL})
+  endif()
+  find_path(THUNDERC_CUBLAS_INCLUDE_DIR cublas_v2.h
+            HINTS ${CUDAToolkit_INCLUDE_DIRS} ${THUNDERC_CUBLAS_HINTS} PATH_SUFFIXES include)
+  find_library(THUNDERC_CUBLAS_LIBRARY NAMES cublas libcublas.so.13 libcublas.so.12
+               HINTS ${THUNDERC_CUBLAS_HINTS} PATH_SUFFIXES lib lib64)
+  if(NOT THUNDERC_CUBLAS_INCLUDE_DIR OR NOT THUNDERC_CUBLAS_LIBRARY)
+    message(FATAL_ERROR ")cm" + n + R"cm(: cuBLAS not found (the CUDA toolkit's, or `pip install nvidia-cublas`); "
+                        "without a GPU toolchain configure with -DTHUNDERC_BUNDLE_CUDA_EMULATE=ON")
+  endif()
+  add_library()cm" + n + R"cm( STATIC )cm" + n + R"cm(.cu)
+  set_target_properties()cm" + n + R"cm( PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
+  string(REPLACE ";" "," THUNDERC_ARCHITECTURE_LIST "${CMAKE_CUDA_ARCHITECTURES}")
+  target_compile_definitions()cm" + n + R"cm( PRIVATE TC_CUDA_ARCHITECTURES="${THUNDERC_ARCHITECTURE_LIST}")
+  target_include_directories()cm" + n + R"cm( SYSTEM PRIVATE ${THUNDERC_CUBLAS_INCLUDE_DIR})
+  target_link_libraries()cm" + n + R"cm( PUBLIC CUDA::cudart PRIVATE ${THUNDERC_CUBLAS_LIBRARY})
+  if(NOT MSVC)
+    target_compile_options()cm" + n + R"cm( PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+  endif()
+  if(THUNDERC_BUNDLE_WERROR)
+    target_compile_options()cm" + n + R"cm( PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings>)
+  endif()
+endif()
+
+target_include_directories()cm" + n + R"cm( PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
+                                  PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/kernels)
+target_link_libraries()cm" + n + R"cm( PUBLIC thunderc_runtime)
+set_target_properties()cm" + n + R"cm( PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON
+                                          POSITION_INDEPENDENT_CODE ON)
+if(NOT MSVC)
+  target_compile_options()cm" + n + R"cm( PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>)
+  if(THUNDERC_BUNDLE_WERROR)
+    target_compile_options()cm" + n + R"cm( PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
+  endif()
+endif()
+
+add_executable()cm" + n + R"cm(_run )cm" + n + R"cm(_run.cpp)
+target_link_libraries()cm" + n + R"cm(_run PRIVATE )cm" + n + R"cm()
+target_compile_definitions()cm" + n + R"cm(_run PRIVATE
+                           TC_DEFAULT_WEIGHTS="${CMAKE_CURRENT_SOURCE_DIR}/weights.bin")
+)cm";
+  if (hasGolden)
+    text += goldenTest(n);
   return text;
 }
 
@@ -137,6 +234,25 @@ std::string readme(const ir::Graph &graph, const BundleOptions &options, bool ha
          "  shapes and CRC-32s\n"
          "- `runtime/`: the runtime library; `kernels/`: the portable kernel headers\n" +
          (hasGolden ? "- `golden/`: sample inputs and PyTorch outputs for the golden test\n" : "");
+}
+
+std::string cudaReadme(const std::string &n) {
+  return "\n## CUDA\n\n"
+         "This bundle runs on NVIDIA GPUs: `" + n + ".cu` holds the generated kernels and the "
+         "host code, built by nvcc with cuBLAS (CMake's CUDA language; architectures "
+         "`CMAKE_CUDA_ARCHITECTURES`, default `80-real;90`, i.e. sm_80 and sm_90 code plus "
+         "PTX for newer GPUs). Without a GPU, `-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON` builds the "
+         "same code with the host compiler against a CPU emulation of CUDA "
+         "(`kernels/tc_cuda_emu.h`; slow, for tests).\n\n"
+         "- `" + n + "_run` takes DEVICE tensors and is enqueued on the context's stream "
+         "(`" + n + "_context_set_stream`, default stream otherwise); it returns without "
+         "waiting.\n"
+         "- `" + n + "_run_host` takes host tensors: uploads, runs, downloads and waits; it "
+         "also reports an out-of-range embedding index.\n"
+         "- Weights are uploaded once at `" + n + "_load`; each context holds one device arena "
+         "(the memory plan), a cuBLAS handle and staging buffers.\n"
+         "- A CUDA or cuBLAS failure returns `TC_ERROR_DEVICE` with the generated file, line, "
+         "graph node and call; a GPU the bundle was not built for is reported at load.\n";
 }
 
 Status writeFile(const fs::path &path, const void *data, size_t size) {
@@ -225,7 +341,7 @@ std::string sanitizeName(const std::string &stem) {
 
 Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
                    const BundleOptions &options, const std::string &outDir) {
-  EmitOptions emitOptions{options.name, options.sourceName};
+  EmitOptions emitOptions{options.name, options.sourceName, options.target, options.allowTf32};
   TC_ASSIGN_OR_RETURN(auto files, emitModelSources(graph, emitOptions));
   TC_ASSIGN_OR_RETURN(std::vector<uint8_t> weightsBytes, weightsFile(graph, weights));
   files["weights.bin"] = std::string(weightsBytes.begin(), weightsBytes.end());
@@ -244,8 +360,11 @@ Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
       numInputs += input->inputKind() == ir::InputKind::User ? 1 : 0;
     TC_TRY(copyGolden(options.goldenDir, files, numInputs, graph.outputs().size()));
   }
-  files["CMakeLists.txt"] = cmakeLists(options, hasGolden);
+  files["CMakeLists.txt"] = options.target == Target::Cuda ? cudaCmakeLists(options, hasGolden)
+                                                            : cmakeLists(options, hasGolden);
   files["README.md"] = readme(graph, options, hasGolden);
+  if (options.target == Target::Cuda)
+    files["README.md"] += cudaReadme(options.name);
   return writeAtomically(files, outDir);
 }
 

@@ -7,6 +7,7 @@
 
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
+#include "backend_cuda/host_emitter.h"
 #include "ir/status.h"
 
 namespace thunderc::cuda {
@@ -18,6 +19,8 @@ struct BundleOptions {
   /// expected_fp64/output_<i>.npy, copied to out/golden/ and registered as the bundle's CTest
   /// golden test. Empty: no golden test.
   std::string goldenDir;
+  Target target = Target::Cpu;
+  bool allowTf32 = false; ///< CUDA: fp32 GEMMs/convolutions may use TF32 tensor cores
 };
 
 /// The bytes of a weight input (Parameter/Buffer/Constant), possibly strided.

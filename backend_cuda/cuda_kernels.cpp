@@ -112,8 +112,8 @@ void emitLauncher(CodeWriter &code, const std::string &name, const std::string &
   code.open("if (" + work + " <= 0)");
   code.line("return cudaSuccess;");
   code.close();
-  code.line(name + "_kernel<<<" + blocks + ", " + std::to_string(kBlockThreads) +
-            ", 0, stream>>>(" + joined(arguments) + ");");
+  code.line("TC_LAUNCH(" + blocks + ", " + std::to_string(kBlockThreads) + ", 0, stream, " + name +
+            "_kernel)(" + joined(arguments) + ");");
   code.line("return cudaGetLastError();");
   code.close();
 }
@@ -161,6 +161,13 @@ private:
     return unsupported("fusion of unknown kind '" + kind + "'");
   }
 
+  void recordPointers(CudaKernel &kernel, const std::vector<const ir::Value *> &inputs,
+                      const std::vector<const ir::Value *> &outputs) {
+    for (const ir::Value *input : inputs)
+      kernel.inputs.push_back(state_.layout(input).storage);
+    kernel.outputs = outputs;
+  }
+
   CudaKernel newKernel(const ir::Node &node, const std::string &kind) {
     CudaKernel kernel;
     kernel.name = "k" + std::to_string(kernels_.size());
@@ -193,6 +200,7 @@ private:
     std::string indexType = "tc::cuda::elementwise_index<" + std::to_string(domain.size()) +
                             ", " + std::to_string(inputs) + ">";
     Parameters parameters = pointerParameters(loop.outerInputs, loop.outerResults);
+    recordPointers(kernel, loop.outerInputs, loop.outerResults);
     if (!library.empty())
       code.line("// In place: the library op (" + library +
                 ") writes out0 first; in0 is that same buffer.");
@@ -265,6 +273,7 @@ private:
                             std::to_string(reducedDims.size()) + ", " +
                             std::to_string(inputs.size()) + ">";
     Parameters parameters = pointerParameters(inputs, epilogue.outerResults);
+    recordPointers(kernel, inputs, epilogue.outerResults);
 
     const std::string &kind = reduction.kind;
     bool isSum = kind == "sum" || kind == "mean";

@@ -20,6 +20,10 @@ struct CudaKernel {
   std::string ops;      ///< that node's ops, in order ("mul, add, relu"; "copy")
   std::string loc;      ///< that node's source location ("zoo.py:12"), may be empty
   std::string code;     ///< the kernel's code, without the includes (see cudaKernelSource)
+  /// The values behind launch_kN's pointer parameters, in order: each input's storage (the
+  /// buffer its layout reads; index offsets are relative to it), then each output.
+  std::vector<const ir::Value *> inputs;
+  std::vector<const ir::Value *> outputs;
 };
 
 /// Prints a kernel for every top-level fusion node (elementwise, reduction, and the

@@ -69,14 +69,27 @@ public:
   Expected<std::map<std::string, std::string>> run() {
     TC_TRY(checkSupported(graph_));
     TC_TRY(planSymbolBinding());
+    if (onDevice()) {
+      TC_ASSIGN_OR_RETURN(cudaKernels_, emitCudaKernels(graph_));
+    }
     std::map<std::string, std::string> files;
     files[name_ + ".h"] = header();
-    TC_ASSIGN_OR_RETURN(files[name_ + ".cpp"], implementation());
+    if (onDevice()) {
+      TC_ASSIGN_OR_RETURN(files[name_ + ".cu"], implementation());
+      files[name_ + "_emulated.cpp"] =
+          "// " + name_ + ".cu built by the host compiler against the CPU emulation of CUDA\n"
+          "// (THUNDERC_BUNDLE_CUDA_EMULATE, kernels/tc_cuda_emu.h). Generated; do not edit.\n"
+          "#include \"" + name_ + ".cu\"\n";
+    } else {
+      TC_ASSIGN_OR_RETURN(files[name_ + ".cpp"], implementation());
+    }
     files[name_ + "_run.cpp"] = runner();
     return files;
   }
 
 private:
+  bool onDevice() const { return options_.target == Target::Cuda; }
+
   // Each symbol is bound from the first user-input dim that is exactly that symbol.
   Status planSymbolBinding() {
     std::vector<const ir::Value *> inputs = userInputs(graph_);
@@ -134,8 +147,13 @@ private:
               "tc_tensor *outputs, int num_outputs, tc_error *err);");
     code.line("/** Runs the model. Inputs and outputs are in graph order; outputs must have the");
     code.line(" * dtypes and shapes " + name_ + "_output_shapes reports, with data allocated. */");
+    if (onDevice())
+      code.line("/** CUDA: tensors hold DEVICE pointers; the run is enqueued on the context's "
+                "stream and returns without waiting for it. */");
     code.line("tc_status " + name_ + "_run(" + name_ + "_context *context, const tc_tensor *inputs, " +
               "int num_inputs, tc_tensor *outputs, int num_outputs, tc_error *err);");
+    if (onDevice())
+      emitCudaHeaderApi(code, name_);
     code.line();
     code.line("#ifdef __cplusplus");
     code.line("} /* extern \"C\" */");
@@ -175,6 +193,16 @@ private:
     code.line("                int num_outputs, tc_error *err = nullptr) {");
     code.line("    return " + name_ + "_run(context_, inputs, num_inputs, outputs, num_outputs, err);");
     code.line("  }");
+    if (onDevice()) {
+      code.line("  tc_status run_host(const tc_tensor *inputs, int num_inputs, tc_tensor *outputs,");
+      code.line("                     int num_outputs, tc_error *err = nullptr) {");
+      code.line("    return " + name_ +
+                "_run_host(context_, inputs, num_inputs, outputs, num_outputs, err);");
+      code.line("  }");
+      code.line("  tc_status set_stream(void *stream, tc_error *err = nullptr) {");
+      code.line("    return " + name_ + "_context_set_stream(context_, stream, err);");
+      code.line("  }");
+    }
     code.line();
     code.line("private:");
     code.line("  " + name_ + "_context *context_ = nullptr;");
@@ -322,7 +350,8 @@ private:
   Expected<std::string> implementation() {
     CodeWriter body;
     CodeWriter functions;
-    EmitState state(body, functions);
+    EmitState state(body, functions, options_.target);
+    state.setCudaKernels(&cudaKernels_);
     planned_ = std::any_of(graph_.nodes().begin(), graph_.nodes().end(), [](const auto &node) {
       return node->attrs().has(ir::kArenaOffsetsAttr);
     });
@@ -341,30 +370,18 @@ private:
     std::vector<const ir::Value *> weights = weightInputs(graph_);
 
     CodeWriter code;
-    code.line("// " + name_ + ".cpp: the model compiled by thunderc from " + options_.sourceName +
+    code.line("// " + name_ + (onDevice() ? ".cu" : ".cpp") +
+              ": the model compiled by thunderc from " + options_.sourceName +
               ". Generated; do not edit.");
     code.line("#include \"" + name_ + ".h\"");
     code.line();
-    code.line("#include <algorithm>");
-    code.line("#include <cmath>");
-    code.line("#include <cstdint>");
-    code.line("#include <cstring>");
-    code.line("#include <limits>");
-    code.line("#include <new>");
-    code.line();
-    code.line("#include \"arena.h\"");
-    code.line("#include \"tc_kernels.h\"");
-    code.line("#include \"weights.h\"");
-    code.line();
-    code.open("struct " + name_ + "_model");
-    code.line("tc_weights *weights = nullptr;");
-    code.line("tc_tensor params[" + std::to_string(std::max<size_t>(weights.size(), 1)) + "] = {};");
-    code.close(";");
-    code.line();
-    code.open("struct " + name_ + "_context");
-    code.line("const " + name_ + "_model *model = nullptr;");
-    code.line("tc_arena *arena = nullptr;");
-    code.close(";");
+    if (onDevice()) {
+      emitCudaIncludes(code);
+      code.line();
+      emitCudaModelTypes(code, name_, weights.size());
+    } else {
+      emitCpuIncludesAndTypes(code, weights.size());
+    }
     code.line();
     code.line("namespace {");
     code.line();
@@ -408,11 +425,27 @@ private:
     code.line();
     emitOutputShapes(code);
     code.line();
+    emitCheckOutputs(code);
+    code.line();
     code.raw(functions.str());
+    if (onDevice()) {
+      code.line("constexpr bool kAllowTf32 = " + std::string(options_.allowTf32 ? "true" : "false") +
+                ";");
+      code.line("/// An empty kernel: its attributes tell whether this GPU runs the bundle's code.");
+      code.line("__global__ void probe_kernel() {}");
+      for (const CudaKernel &kernel : cudaKernels_) {
+        code.line();
+        code.raw(kernel.code);
+      }
+    }
     code.line("} // namespace");
     code.line();
     emitApi(code, inputs.size());
     emitRun(code, state, body, inputs, weights);
+    if (onDevice()) {
+      code.line();
+      emitCudaHostRuns(code, name_, inputs.size(), graph_.outputs().size());
+    }
     return code.str();
   }
 
@@ -426,6 +459,38 @@ private:
               " ? kInputNames[index] : nullptr;");
     code.close();
     code.line();
+    if (onDevice())
+      emitCudaLifecycle(code, n);
+    else
+      emitCpuLifecycle(code);
+    emitOutputShapesApi(code);
+  }
+
+  void emitCpuIncludesAndTypes(CodeWriter &code, size_t numWeights) {
+    code.line("#include <algorithm>");
+    code.line("#include <cmath>");
+    code.line("#include <cstdint>");
+    code.line("#include <cstring>");
+    code.line("#include <limits>");
+    code.line("#include <new>");
+    code.line();
+    code.line("#include \"arena.h\"");
+    code.line("#include \"tc_kernels.h\"");
+    code.line("#include \"weights.h\"");
+    code.line();
+    code.open("struct " + name_ + "_model");
+    code.line("tc_weights *weights = nullptr;");
+    code.line("tc_tensor params[" + std::to_string(std::max<size_t>(numWeights, 1)) + "] = {};");
+    code.close(";");
+    code.line();
+    code.open("struct " + name_ + "_context");
+    code.line("const " + name_ + "_model *model = nullptr;");
+    code.line("tc_arena *arena = nullptr;");
+    code.close(";");
+  }
+
+  void emitCpuLifecycle(CodeWriter &code) {
+    std::string n = name_;
     code.open("tc_status " + n + "_load(const char *weights_path, " + n +
               "_model **out, tc_error *err)");
     code.line("tc_error_clear(err);");
@@ -483,6 +548,10 @@ private:
     code.line("delete context;");
     code.close();
     code.line();
+  }
+
+  void emitOutputShapesApi(CodeWriter &code) {
+    std::string n = name_;
     code.open("tc_status " + n + "_output_shapes(const tc_tensor *inputs, int num_inputs, " +
               "tc_tensor *outputs, int num_outputs, tc_error *err)");
     code.line("tc_error_clear(err);");
@@ -504,11 +573,43 @@ private:
     code.line();
   }
 
+  // The caller's output tensors against the shapes these inputs give.
+  void emitCheckOutputs(CodeWriter &code) {
+    size_t numOutputs = graph_.outputs().size();
+    code.open("tc_status checkOutputs(const Symbols &sym, const tc_tensor *outputs, int num_outputs, "
+              "tc_error *err)");
+    code.open("if (num_outputs != " + std::to_string(numOutputs) + " || outputs == nullptr)");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"expected " +
+              std::to_string(numOutputs) + " output(s), got %d\", num_outputs);");
+    code.close();
+    code.line("tc_tensor expected[" + std::to_string(std::max<size_t>(numOutputs, 1)) + "] = {};");
+    code.line("fillOutputShapes(sym, expected);");
+    code.open("for (int i = 0; i < " + std::to_string(numOutputs) + "; ++i)");
+    code.open("if (outputs[i].dtype != expected[i].dtype)");
+    code.line("return tc_error_setf(err, TC_ERROR_DTYPE_MISMATCH, \"output %d: dtype %s, expected %s\", i, tc_dtype_name(outputs[i].dtype), "
+              "tc_dtype_name(expected[i].dtype));");
+    code.close();
+    code.line("bool sameShape = outputs[i].rank == expected[i].rank;");
+    code.line("int64_t count = 1;");
+    code.open("for (int d = 0; sameShape && d < expected[i].rank; ++d)");
+    code.line("sameShape = outputs[i].shape[d] == expected[i].shape[d];");
+    code.line("count *= expected[i].shape[d];");
+    code.close();
+    code.open("if (!sameShape)");
+    code.line("return tc_error_setf(err, TC_ERROR_SHAPE_MISMATCH, \"output %d has the wrong shape (see " + name_ + "_output_shapes)\", i);");
+    code.close();
+    code.open("if (outputs[i].data == nullptr && count > 0)");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"output %d: data is null\", i);");
+    code.close();
+    code.close();
+    code.line("return TC_OK;");
+    code.close();
+  }
+
   void emitRun(CodeWriter &code, EmitState &state, const CodeWriter &body,
                const std::vector<const ir::Value *> &inputs,
                const std::vector<const ir::Value *> &weights) {
     std::string n = name_;
-    size_t numOutputs = graph_.outputs().size();
     code.open("tc_status " + n + "_run(" + n + "_context *context, const tc_tensor *inputs, " +
               "int num_inputs, tc_tensor *outputs, int num_outputs, tc_error *err)");
     code.line("tc_error_clear(err);");
@@ -522,32 +623,10 @@ private:
     code.line("tc_error_prefixf(err, \"" + n + "_run: \");");
     code.line("return status;");
     code.close();
-    code.open("if (num_outputs != " + std::to_string(numOutputs) + " || outputs == nullptr)");
-    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n + "_run: expected " +
-              std::to_string(numOutputs) + " output(s), got %d\", num_outputs);");
-    code.close();
-    code.line("tc_tensor expected[" + std::to_string(std::max<size_t>(numOutputs, 1)) + "] = {};");
-    code.line("fillOutputShapes(sym, expected);");
-    code.open("for (int i = 0; i < " + std::to_string(numOutputs) + "; ++i)");
-    code.open("if (outputs[i].dtype != expected[i].dtype)");
-    code.line("return tc_error_setf(err, TC_ERROR_DTYPE_MISMATCH, \"" + n +
-              "_run: output %d: dtype %s, expected %s\", i, tc_dtype_name(outputs[i].dtype), "
-              "tc_dtype_name(expected[i].dtype));");
-    code.close();
-    code.line("bool sameShape = outputs[i].rank == expected[i].rank;");
-    code.line("int64_t count = 1;");
-    code.open("for (int d = 0; sameShape && d < expected[i].rank; ++d)");
-    code.line("sameShape = outputs[i].shape[d] == expected[i].shape[d];");
-    code.line("count *= expected[i].shape[d];");
-    code.close();
-    code.open("if (!sameShape)");
-    code.line("return tc_error_setf(err, TC_ERROR_SHAPE_MISMATCH, \"" + n +
-              "_run: output %d has the wrong shape (see " + n + "_output_shapes)\", i);");
-    code.close();
-    code.open("if (outputs[i].data == nullptr && count > 0)");
-    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
-              "_run: output %d: data is null\", i);");
-    code.close();
+    code.line("status = checkOutputs(sym, outputs, num_outputs, err);");
+    code.open("if (status != TC_OK)");
+    code.line("tc_error_prefixf(err, \"" + n + "_run: \");");
+    code.line("return status;");
     code.close();
     code.line();
     std::vector<std::pair<std::string, std::string>> pointers; // name, type
@@ -576,16 +655,20 @@ private:
       code.line("bytes += alignUp(size_t(" + slot.elements + ") * sizeof(" + slot.type + "));");
       pointers.push_back({slot.name, slot.type});
     }
-    code.open("if (context->arena == nullptr || tc_arena_size(context->arena) < bytes)");
-    code.line("tc_arena_destroy(context->arena);");
-    code.line("context->arena = nullptr;");
-    code.line("status = tc_arena_create(std::max(bytes, kAlign), &context->arena, err);");
-    code.open("if (status != TC_OK)");
-    code.line("tc_error_prefixf(err, \"" + n + "_run: \");");
-    code.line("return status;");
-    code.close();
-    code.close();
-    code.line("unsigned char *base = static_cast<unsigned char *>(tc_arena_base(context->arena));");
+    if (onDevice()) {
+      emitCudaArena(code, n);
+    } else {
+      code.open("if (context->arena == nullptr || tc_arena_size(context->arena) < bytes)");
+      code.line("tc_arena_destroy(context->arena);");
+      code.line("context->arena = nullptr;");
+      code.line("status = tc_arena_create(std::max(bytes, kAlign), &context->arena, err);");
+      code.open("if (status != TC_OK)");
+      code.line("tc_error_prefixf(err, \"" + n + "_run: \");");
+      code.line("return status;");
+      code.close();
+      code.close();
+      code.line("unsigned char *base = static_cast<unsigned char *>(tc_arena_base(context->arena));");
+    }
     for (size_t i = 0; i < inputs.size(); ++i) {
       std::string type = cppType(inputs[i]->type().dtype);
       code.line("[[maybe_unused]] const " + type + " *in" + std::to_string(i) + " = static_cast<const " + type +
@@ -615,6 +698,7 @@ private:
   // caller's buffers.
   void emitOutputCopies(EmitState &state) {
     CodeWriter &code = state.code();
+    state.setCurrentNode(nullptr);
     code.line();
     code.line("// Results to the caller's buffers.");
     for (size_t i = 0; i < graph_.outputs().size(); ++i) {
@@ -627,8 +711,8 @@ private:
                    "static_cast<" + type + " *>(outputs[" + std::to_string(i) + "].data)");
         continue;
       }
-      code.line("std::memcpy(outputs[" + std::to_string(i) + "].data, " + state.ptr(output) +
-                ", size_t(" + productExpr(output->type().shape) + ") * sizeof(" + type + "));");
+      state.copyElements(type, state.ptr(output), productExpr(output->type().shape),
+                         "static_cast<" + type + " *>(outputs[" + std::to_string(i) + "].data)");
     }
   }
 
@@ -662,11 +746,22 @@ private:
     code.close();
     code.line("void destroyContext(void *context) { " + n + "_context_destroy(static_cast<" + n +
               "_context *>(context)); }");
+    code.line("// The runner's tensors live in host memory" +
+              std::string(onDevice() ? ": the CUDA bundle stages them through the device." : "."));
     code.open("tc_status run(void *context, const tc_tensor *inputs, int num_inputs, "
               "tc_tensor *outputs, int num_outputs, tc_error *err)");
-    code.line("return " + n + "_run(static_cast<" + n +
+    code.line("return " + n + (onDevice() ? "_run_host" : "_run") + "(static_cast<" + n +
               "_context *>(context), inputs, num_inputs, outputs, num_outputs, err);");
     code.close();
+    if (onDevice()) {
+      code.open("tc_status timeRuns(void *context, const tc_tensor *inputs, int num_inputs, "
+                "tc_tensor *outputs, int num_outputs, int warmup, int iters, double *median_us, "
+                "tc_error *err)");
+      code.line("return " + n + "_time_runs(static_cast<" + n +
+                "_context *>(context), inputs, num_inputs, outputs, num_outputs, warmup, iters, "
+                "median_us, err);");
+      code.close();
+    }
     code.line("} // namespace");
     code.line();
     code.open("int main(int argc, char **argv)");
@@ -681,6 +776,8 @@ private:
     code.line("api.context_destroy = destroyContext;");
     code.line("api.output_shapes = " + n + "_output_shapes;");
     code.line("api.run = run;");
+    if (onDevice())
+      code.line("api.time_runs = timeRuns;");
     code.line("return tc_runner_main(argc, argv, &api, TC_DEFAULT_WEIGHTS);");
     code.close();
     return code.str();
@@ -701,6 +798,7 @@ private:
   std::map<size_t, const ir::Value *> pinnedOutputs_; ///< output index -> value written there
   std::string name_;
   std::map<std::string, std::pair<size_t, size_t>> bindings_; ///< symbol -> (input, dim)
+  std::vector<CudaKernel> cudaKernels_; ///< CUDA: the printed kernels, in graph order
 };
 
 } // namespace

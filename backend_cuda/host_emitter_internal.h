@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "backend_cuda/code_writer.h"
+#include "backend_cuda/cuda_kernels.h"
+#include "backend_cuda/host_emitter.h"
 #include "ir/graph.h"
 #include "ir/status.h"
 #include "optimizer/layout.h"
@@ -16,7 +18,30 @@ namespace thunderc::cuda {
 /// What the per-op lowering needs while writing one node.
 class EmitState {
 public:
-  EmitState(CodeWriter &code, CodeWriter &functions) : code_(code), functions_(functions) {}
+  EmitState(CodeWriter &code, CodeWriter &functions, Target target = Target::Cpu)
+      : code_(code), functions_(functions), target_(target) {}
+
+  /// Where the generated code runs: CPU loops and tc:: calls, or CUDA launches and tcg:: calls
+  /// on device pointers.
+  bool onDevice() const { return target_ == Target::Cuda; }
+  /// The kernel library's namespace: "tc" (tc_kernels.h) or "tcg" (tc_cuda_lib.h).
+  std::string library() const { return onDevice() ? "tcg" : "tc"; }
+  /// Writes a call of the kernel library, `call` being "softmax<float>(x, 1, 8, 1, false, y)":
+  /// on the CPU `tc::<call>;`, on CUDA the same function of tcg with the context's execution
+  /// resources first, its failure returned as TC_ERROR_DEVICE naming the node being emitted.
+  void callLibrary(const std::string &call);
+  /// Copies `count` (a C++ expression) contiguous elements of `type` from `source` to `target`.
+  void copyElements(const std::string &type, const std::string &source, const std::string &count,
+                    const std::string &target);
+  /// The node being emitted, for error messages of the generated code.
+  void setCurrentNode(const ir::Node *node) { currentNode_ = node; }
+  /// "node 'fused_3' (fusion)": the current node as generated messages name it.
+  std::string currentNodeLabel() const;
+
+  /// CUDA: the kernels cuda_kernels.cpp printed for the graph, consumed in graph order by the
+  /// fusion and elementwise nodes that own them.
+  void setCudaKernels(const std::vector<CudaKernel> *kernels) { cudaKernels_ = kernels; }
+  const CudaKernel &nextCudaKernel();
 
   /// The run function's body, where each node's code goes.
   CodeWriter &code() { return code_; }
@@ -52,6 +77,10 @@ public:
 private:
   CodeWriter &code_;
   CodeWriter &functions_;
+  Target target_;
+  const ir::Node *currentNode_ = nullptr;
+  const std::vector<CudaKernel> *cudaKernels_ = nullptr;
+  size_t nextCudaKernel_ = 0;
   int kernels_ = 0;
   const std::map<const ir::Value *, opt::ValueLayout> *layouts_ = nullptr;
   std::map<const ir::Value *, std::string> pointers_;
@@ -96,5 +125,26 @@ Expected<std::string> scalarExpression(const ir::Node &node);
 /// one-op kernel. Operands are read through their layouts (any strides, broadcasting).
 Status emitFusion(const ir::Node &node, EmitState &state);
 Status emitElementwiseNode(const ir::Node &node, EmitState &state);
+
+/// CUDA (cuda_host.cpp): launches the node's printed kernel (state.nextCudaKernel()); for an
+/// epilogue fusion, first the library call that writes the output the kernel finishes in place.
+Status emitCudaKernelLaunch(const ir::Node &node, EmitState &state);
+
+// The parts of a CUDA bundle's <name>.cu that differ from the CPU bundle (cuda_host.cpp).
+/// Standard, CUDA and kernel-library includes.
+void emitCudaIncludes(CodeWriter &code);
+/// <name>_model (device weights) and <name>_context (stream, cuBLAS, arena, staging).
+void emitCudaModelTypes(CodeWriter &code, const std::string &name, size_t numWeights);
+/// load (upload), free, context_create/destroy and context_set_stream. Needs kWeights,
+/// kNumWeights, alignUp, kAllowTf32 and probe_kernel in scope.
+void emitCudaLifecycle(CodeWriter &code, const std::string &name);
+/// Inside <name>_run once `bytes` is known: the device arena, `base` and the `ex` resources.
+void emitCudaArena(CodeWriter &code, const std::string &name);
+/// run_host and time_runs (host tensors staged through the context). Needs bindInputs and
+/// checkOutputs in scope.
+void emitCudaHostRuns(CodeWriter &code, const std::string &name, size_t numInputs,
+                      size_t numOutputs);
+/// The CUDA-only declarations of the public header.
+void emitCudaHeaderApi(CodeWriter &code, const std::string &name);
 
 } // namespace thunderc::cuda

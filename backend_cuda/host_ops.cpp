@@ -24,6 +24,46 @@ opt::ValueLayout EmitState::layout(const ir::Value *value) const {
   return opt::ownLayout(value);
 }
 
+void EmitState::callLibrary(const std::string &call) {
+  if (!onDevice()) {
+    code_.line("tc::" + call + ";");
+    return;
+  }
+  size_t open = call.find('(');
+  TC_CHECK(open != std::string::npos && call.back() == ')', "malformed library call " + call);
+  code_.line("TC_CUDA_TRY(tcg::" + call.substr(0, open + 1) + "ex, " + call.substr(open + 1) +
+             ", \"" + currentNodeLabel() + "\");");
+}
+
+void EmitState::copyElements(const std::string &type, const std::string &source,
+                             const std::string &count, const std::string &target) {
+  if (onDevice()) {
+    callLibrary("copy<" + type + ">(" + source + ", " + count + ", " + target + ")");
+    return;
+  }
+  code_.line("std::copy(" + source + ", " + source + " + " + count + ", " + target + ");");
+}
+
+std::string EmitState::currentNodeLabel() const {
+  if (currentNode_ == nullptr)
+    return "output copies";
+  std::string label = "node '" + currentNode_->name() + "' (" +
+                      std::string(ir::opName(currentNode_->op())) + ")";
+  std::string escaped; // a C string literal's contents (passed as a %s argument)
+  for (char c : label) {
+    if (c == '"' || c == '\\')
+      escaped += '\\';
+    escaped += c;
+  }
+  return escaped;
+}
+
+const CudaKernel &EmitState::nextCudaKernel() {
+  TC_CHECK(cudaKernels_ != nullptr && nextCudaKernel_ < cudaKernels_->size(),
+           "more kernel nodes than printed CUDA kernels");
+  return (*cudaKernels_)[nextCudaKernel_++];
+}
+
 std::string EmitState::workspace(const std::string &type, const std::string &elements) {
   std::string name = "ws" + std::to_string(workspaces_.size());
   workspaces_.push_back({name, type, elements});
@@ -67,8 +107,8 @@ void emitStridedCopy(EmitState &state, const std::string &type, const std::strin
   code.open("");
   code.line("const int64_t strides[] = " + braceList(strides) + ";");
   code.line("const int64_t shape[] = " + braceList(outShape) + ";");
-  code.line("tc::strided_copy<" + type + ">(" + in + ", " + offset + ", strides, " +
-            std::to_string(outShape.size()) + ", shape, " + out + ");");
+  state.callLibrary("strided_copy<" + type + ">(" + in + ", " + offset + ", strides, " +
+            std::to_string(outShape.size()) + ", shape, " + out + ")");
   code.close();
 }
 
@@ -149,9 +189,8 @@ std::string ctype(const ir::Value *value) { return cppType(value->type().dtype);
 // A copy with the same element order (reshape, squeeze, unsqueeze).
 void emitContiguousCopy(const ir::Node &node, EmitState &state) {
   const ir::Value *result = node.result();
-  state.code().line("std::copy(" + state.ptr(node.operand(0)) + ", " +
-                    state.ptr(node.operand(0)) + " + " + productExpr(result->type().shape) +
-                    ", " + state.ptr(result) + ");");
+  state.copyElements(ctype(result), state.ptr(node.operand(0)), productExpr(result->type().shape),
+                     state.ptr(result));
 }
 
 // permute, expand, slice, select: one strided gather from the operand.
@@ -214,9 +253,9 @@ void emitConcat(const ir::Node &node, EmitState &state) {
     code.open("");
     code.line("const int64_t strides[] = " + braceList(strides) + ";");
     code.line("const int64_t shape[] = " + braceList(dimExprs(operand->type())) + ";");
-    code.line("tc::strided_store<" + ctype(result) + ">(" + state.ptr(operand) + ", " +
+    state.callLibrary("strided_store<" + ctype(result) + ">(" + state.ptr(operand) + ", " +
               std::to_string(strides.size()) + ", shape, " + state.ptr(result) + ", " + start +
-              " * " + strides[dim] + ", strides);");
+              " * " + strides[dim] + ", strides)");
     code.close();
     start = "(" + start + " + " + dimExpr(operand->type().shape[dim]) + ")";
   }
@@ -225,25 +264,25 @@ void emitConcat(const ir::Node &node, EmitState &state) {
 void emitTriangle(const ir::Node &node, EmitState &state) {
   const ir::Shape &shape = node.result()->type().shape;
   size_t rank = shape.size();
-  state.code().line("tc::triangle<" + ctype(node.result()) + ">(" +
+  state.callLibrary("triangle<" + ctype(node.result()) + ">(" +
                     state.ptr(node.operand(0)) + ", " + productRange(shape, 0, rank - 2) + ", " +
                     dimExpr(shape[rank - 2]) + ", " + dimExpr(shape[rank - 1]) + ", " +
                     std::to_string(node.attrs().getInt("diagonal")) + ", " +
                     (node.op() == OpKind::Triu ? "true" : "false") + ", " +
-                    state.ptr(node.result()) + ");");
+                    state.ptr(node.result()) + ")");
 }
 
 void emitConstant(const ir::Node &node, EmitState &state) {
   const ir::Value *result = node.result();
   std::string count = productExpr(result->type().shape);
   if (node.op() == OpKind::Full) {
-    state.code().line("tc::fill<" + ctype(result) + ">(" + state.ptr(result) + ", " + count +
-                      ", " + doubleLiteral(node.attrs().getFloat("value")) + ");");
+    state.callLibrary("fill<" + ctype(result) + ">(" + state.ptr(result) + ", " + count +
+                      ", " + doubleLiteral(node.attrs().getFloat("value")) + ")");
     return;
   }
-  state.code().line("tc::arange<" + ctype(result) + ">(" + state.ptr(result) + ", " + count +
+  state.callLibrary("arange<" + ctype(result) + ">(" + state.ptr(result) + ", " + count +
                     ", " + doubleLiteral(node.attrs().getFloat("start")) + ", " +
-                    doubleLiteral(node.attrs().getFloat("step")) + ");");
+                    doubleLiteral(node.attrs().getFloat("step")) + ")");
 }
 
 // Reductions run over the middle axis of [outer, extent, inner]. Reduced dims that are not
@@ -299,14 +338,14 @@ void emitReduction(const ir::Node &node, EmitState &state) {
   std::string inType = ctype(input);
   switch (node.op()) {
   case OpKind::Any:
-    state.code().line("tc::reduce_any<" + inType + ">(" + args + out + ");");
+    state.callLibrary("reduce_any<" + inType + ">(" + args + out + ")");
     return;
   case OpKind::Var:
-    state.code().line("tc::variance<" + inType + ">(" + args +
-                      doubleLiteral(node.attrs().getFloat("correction")) + ", " + out + ");");
+    state.callLibrary("variance<" + inType + ">(" + args +
+                      doubleLiteral(node.attrs().getFloat("correction")) + ", " + out + ")");
     return;
   case OpKind::Argmax:
-    state.code().line("tc::argmax<" + inType + ">(" + args + out + ");");
+    state.callLibrary("argmax<" + inType + ">(" + args + out + ")");
     return;
   default:
     break;
@@ -316,8 +355,8 @@ void emitReduction(const ir::Node &node, EmitState &state) {
                                                        {OpKind::Amax, "amax"},
                                                        {OpKind::Amin, "amin"},
                                                        {OpKind::Prod, "prod"}};
-  state.code().line("tc::reduce<" + inType + ", " + ctype(result) + ">(tc::reduce_kind::" +
-                    kKinds.at(node.op()) + ", " + args + out + ");");
+  state.callLibrary("reduce<" + inType + ", " + ctype(result) + ">(" + state.library() + "::reduce_kind::" +
+                    kKinds.at(node.op()) + ", " + args + out + ")");
 }
 
 // Every other op: a call into the kernel library, or (without a memory plan) a view
@@ -389,6 +428,10 @@ std::vector<std::pair<const ir::Value *, std::string>> gatherStridedOperands(con
 
 Status emitNode(const ir::Node &node, EmitState &state) {
   state.code().line("// " + ir::printNode(node));
+  state.setCurrentNode(&node);
+  bool isKernel = node.op() == OpKind::Fusion || hasTrait(node.op(), ir::kElementwise);
+  if (isKernel && state.onDevice())
+    return emitCudaKernelLaunch(node, state);
   if (node.op() == OpKind::Fusion)
     return emitFusion(node, state);
   if (hasTrait(node.op(), ir::kElementwise))

@@ -36,9 +36,9 @@ Status emitLinear(const ir::Node &node, EmitState &state) {
     emitBroadcastFill(state, node.operand(2), result->type().shape, state.ptr(result));
     beta = 1.0;
   }
-  state.code().line("tc::gemm<" + ctype(result) + ">(1, " + rows + ", " + out + ", " + in +
+  state.callLibrary("gemm<" + ctype(result) + ">(1, " + rows + ", " + out + ", " + in +
                     ", " + state.ptr(x) + ", 0, false, " + state.ptr(weight) +
-                    ", 0, true, 1.0, " + doubleLiteral(beta) + ", " + state.ptr(result) + ");");
+                    ", 0, true, 1.0, " + doubleLiteral(beta) + ", " + state.ptr(result) + ")");
   return Status::success();
 }
 
@@ -86,10 +86,10 @@ Status emitMatmul(const ir::Node &node, EmitState &state) {
   batch.resize(batch.size() - matrixDims);
   GemmOperand left = gemmOperand(state, a, {m, k}, batch);
   GemmOperand right = gemmOperand(state, b, {k, n}, batch);
-  state.code().line("tc::gemm<" + ctype(result) + ">(" + productExpr(batch) + ", " +
+  state.callLibrary("gemm<" + ctype(result) + ">(" + productExpr(batch) + ", " +
                     dimExpr(m) + ", " + dimExpr(n) + ", " + dimExpr(k) + ", " + left.pointer +
                     ", " + left.batchStride + ", false, " + right.pointer + ", " +
-                    right.batchStride + ", false, 1.0, 0.0, " + state.ptr(result) + ");");
+                    right.batchStride + ", false, 1.0, 0.0, " + state.ptr(result) + ")");
   return Status::success();
 }
 
@@ -103,11 +103,11 @@ Status emitAddmm(const ir::Node &node, EmitState &state) {
     emitBroadcastFill(state, node.operand(0), result->type().shape, state.ptr(result));
   }
   const ir::Shape &aShape = a->type().shape;
-  state.code().line("tc::gemm<" + ctype(result) + ">(1, " + dimExpr(aShape[0]) + ", " +
+  state.callLibrary("gemm<" + ctype(result) + ">(1, " + dimExpr(aShape[0]) + ", " +
                     dimExpr(b->type().shape[1]) + ", " + dimExpr(aShape[1]) + ", " +
                     state.ptr(a) + ", 0, false, " + state.ptr(b) + ", 0, false, " +
                     doubleLiteral(alpha) + ", " + doubleLiteral(beta) + ", " +
-                    state.ptr(result) + ");");
+                    state.ptr(result) + ")");
   return Status::success();
 }
 
@@ -124,18 +124,18 @@ Status emitConv2d(const ir::Node &node, EmitState &state) {
   std::vector<int64_t> dilation = attrs.getInts("dilation");
   int64_t groups = attrs.getInt("groups");
   std::string workspace = state.workspace(
-      ctype(result), "tc::conv2d_workspace_size(" + dimExpr(xs[1]) + ", " + dimExpr(ws[2]) +
+      ctype(result), state.library() + "::conv2d_workspace_size(" + dimExpr(xs[1]) + ", " + dimExpr(ws[2]) +
                          ", " + dimExpr(ws[3]) + ", " + dimExpr(ys[2]) + ", " +
                          dimExpr(ys[3]) + ", " + lit(groups) + ")");
   std::string bias = node.numOperands() == 3 ? state.ptr(node.operand(2)) : "nullptr";
-  state.code().line("tc::conv2d<" + ctype(result) + ">(" + state.ptr(x) + ", " +
+  state.callLibrary("conv2d<" + ctype(result) + ">(" + state.ptr(x) + ", " +
                     dimExpr(xs[0]) + ", " + dimExpr(xs[1]) + ", " + dimExpr(xs[2]) + ", " +
                     dimExpr(xs[3]) + ", " + state.ptr(weight) + ", " + dimExpr(ws[0]) + ", " +
                     dimExpr(ws[2]) + ", " + dimExpr(ws[3]) + ", " + bias + ", " +
                     lit(stride[0]) + ", " + lit(stride[1]) + ", " + lit(padding[0]) + ", " +
                     lit(padding[1]) + ", " + lit(dilation[0]) + ", " + lit(dilation[1]) + ", " +
                     lit(groups) + ", " + state.ptr(result) + ", " + dimExpr(ys[2]) + ", " +
-                    dimExpr(ys[3]) + ", " + workspace + ");");
+                    dimExpr(ys[3]) + ", " + workspace + ")");
   return Status::success();
 }
 
@@ -163,8 +163,8 @@ Status emitPool(const ir::Node &node, EmitState &state) {
   const ir::AttrMap &attrs = node.attrs();
   std::string type = ctype(y);
   if (node.op() == OpKind::AdaptiveAvgPool2d) {
-    state.code().line("tc::adaptive_avg_pool2d<" + type + ">(" + nchw(state, x) + ", " +
-                      outHW(state, y) + ");");
+    state.callLibrary("adaptive_avg_pool2d<" + type + ">(" + nchw(state, x) + ", " +
+                      outHW(state, y) + ")");
     return Status::success();
   }
   std::vector<int64_t> kernel = attrs.getInts("kernel");
@@ -174,15 +174,15 @@ Status emitPool(const ir::Node &node, EmitState &state) {
                        lit(stride[1]) + ", " + lit(padding[0]) + ", " + lit(padding[1]);
   if (node.op() == OpKind::MaxPool2d) {
     std::vector<int64_t> dilation = attrs.getInts("dilation");
-    state.code().line("tc::max_pool2d<" + type + ">(" + nchw(state, x) + ", " + window + ", " +
+    state.callLibrary("max_pool2d<" + type + ">(" + nchw(state, x) + ", " + window + ", " +
                       lit(dilation[0]) + ", " + lit(dilation[1]) + ", " + outHW(state, y) +
-                      ");");
+                      ")");
     return Status::success();
   }
   int64_t divisor = attrs.has("divisor_override") ? attrs.getInt("divisor_override") : 0;
-  state.code().line("tc::avg_pool2d<" + type + ">(" + nchw(state, x) + ", " + window + ", " +
+  state.callLibrary("avg_pool2d<" + type + ">(" + nchw(state, x) + ", " + window + ", " +
                     (attrs.getBool("count_include_pad") ? "true" : "false") + ", " +
-                    lit(divisor) + ", " + outHW(state, y) + ");");
+                    lit(divisor) + ", " + outHW(state, y) + ")");
   return Status::success();
 }
 
@@ -195,10 +195,10 @@ Status emitSoftmax(const ir::Node &node, EmitState &state) {
   std::string outer = shape.empty() ? "int64_t(1)" : productRange(shape, 0, dim);
   std::string extent = shape.empty() ? "int64_t(1)" : dimExpr(shape[dim]);
   std::string inner = shape.empty() ? "int64_t(1)" : productRange(shape, dim + 1, shape.size());
-  state.code().line("tc::softmax<" + ctype(x) + ">(" + state.ptr(x) + ", " + outer + ", " +
+  state.callLibrary("softmax<" + ctype(x) + ">(" + state.ptr(x) + ", " + outer + ", " +
                     extent + ", " + inner + ", " +
                     (node.op() == OpKind::LogSoftmax ? "true" : "false") + ", " +
-                    state.ptr(node.result()) + ");");
+                    state.ptr(node.result()) + ")");
   return Status::success();
 }
 
@@ -210,10 +210,10 @@ Status emitLayerNorm(const ir::Node &node, EmitState &state) {
   std::string cols = productRange(shape, shape.size() - normalized, shape.size());
   std::string weight = node.numOperands() > 1 ? state.ptr(node.operand(1)) : "nullptr";
   std::string bias = node.numOperands() > 2 ? state.ptr(node.operand(2)) : "nullptr";
-  state.code().line("tc::layer_norm<" + ctype(x) + ">(" + state.ptr(x) + ", " + rows + ", " +
+  state.callLibrary("layer_norm<" + ctype(x) + ">(" + state.ptr(x) + ", " + rows + ", " +
                     cols + ", " + weight + ", " + bias + ", " +
                     doubleLiteral(node.attrs().getFloat("eps")) + ", " +
-                    state.ptr(node.result()) + ");");
+                    state.ptr(node.result()) + ")");
   return Status::success();
 }
 
@@ -222,12 +222,12 @@ Status emitBatchNorm(const ir::Node &node, EmitState &state) {
   const ir::Shape &shape = x->type().shape;
   std::string weight = node.numOperands() > 3 ? state.ptr(node.operand(3)) : "nullptr";
   std::string bias = node.numOperands() > 4 ? state.ptr(node.operand(4)) : "nullptr";
-  state.code().line("tc::batch_norm<" + ctype(x) + ">(" + state.ptr(x) + ", " +
+  state.callLibrary("batch_norm<" + ctype(x) + ">(" + state.ptr(x) + ", " +
                     dimExpr(shape[0]) + ", " + dimExpr(shape[1]) + ", " +
                     productRange(shape, 2, shape.size()) + ", " + state.ptr(node.operand(1)) +
                     ", " + state.ptr(node.operand(2)) + ", " + weight + ", " + bias + ", " +
                     doubleLiteral(node.attrs().getFloat("eps")) + ", " +
-                    state.ptr(node.result()) + ");");
+                    state.ptr(node.result()) + ")");
   return Status::success();
 }
 
@@ -266,12 +266,12 @@ Status emitAttention(const ir::Node &node, EmitState &state) {
   std::string scale = node.attrs().has("scale")
                           ? doubleLiteral(node.attrs().getFloat("scale"))
                           : "1.0 / std::sqrt(double(" + E + "))";
-  std::string workspace = state.workspace("double", "tc::attention_workspace_size(" + S + ")");
-  state.code().line("tc::attention<" + ctype(y) + ">(" + state.ptr(q) + ", " + state.ptr(k) +
+  std::string workspace = state.workspace("double", state.library() + "::attention_workspace_size(" + S + ")");
+  state.callLibrary("attention<" + ctype(y) + ">(" + state.ptr(q) + ", " + state.ptr(k) +
                     ", " + state.ptr(v) + ", " + batch + ", " + L + ", " + S + ", " + E + ", " +
                     Ev + ", " + mask + ", " + (maskIsBool ? "true" : "false") + ", " + scale +
                     ", " + (node.attrs().getBool("is_causal") ? "true" : "false") + ", " +
-                    state.ptr(y) + ", " + workspace + ");");
+                    state.ptr(y) + ", " + workspace + ")");
   return Status::success();
 }
 
@@ -283,18 +283,23 @@ Status emitGather(const ir::Node &node, EmitState &state) {
   std::string call;
   if (node.op() == OpKind::Embedding) {
     const ir::Shape &ws = table->type().shape;
-    call = "tc::embedding<" + ctype(y) + ", " + ctype(indices) + ">(" + state.ptr(table) + ", " +
+    call = "embedding<" + ctype(y) + ", " + ctype(indices) + ">(" + state.ptr(table) + ", " +
            dimExpr(ws[0]) + ", " + dimExpr(ws[1]) + ", " + state.ptr(indices) + ", " + count +
            ", " + state.ptr(y) + ")";
   } else {
     const ir::Shape &shape = table->type().shape;
     auto dim = static_cast<size_t>(node.attrs().getInt("dim"));
-    call = "tc::index_select<" + ctype(y) + ", " + ctype(indices) + ">(" + state.ptr(table) +
+    call = "index_select<" + ctype(y) + ", " + ctype(indices) + ">(" + state.ptr(table) +
            ", " + productRange(shape, 0, dim) + ", " + dimExpr(shape[dim]) + ", " +
            productRange(shape, dim + 1, shape.size()) + ", " + state.ptr(indices) + ", " +
            count + ", " + state.ptr(y) + ")";
   }
-  state.code().open("if (!" + call + ")");
+  if (state.onDevice()) {
+    // Out-of-range indices set the context's device error flag, checked after synchronizing.
+    state.callLibrary(call);
+    return Status::success();
+  }
+  state.code().open("if (!tc::" + call + ")");
   state.code().line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"node '" +
                     node.name() + "' (" + std::string(ir::opName(node.op())) +
                     "): index out of range\");");

@@ -254,13 +254,16 @@ Status interpretToFiles(const LoadedProgram &program, const std::vector<std::str
   return Status::success();
 }
 
-Status compileToBundle(const LoadedProgram &program, const std::string &outDir,
-                       const std::string &name, const std::string &goldenDir) {
+Status compileToBundle(const LoadedProgram &program, const BundleRequest &request) {
   std::filesystem::path input(program.path);
   cuda::BundleOptions options;
-  options.name = cuda::sanitizeName(name.empty() ? input.stem().string() : name);
+  options.name =
+      cuda::sanitizeName(request.name.empty() ? input.stem().string() : request.name);
   options.sourceName = input.filename().string();
-  options.goldenDir = goldenDir;
+  options.goldenDir = request.goldenDir;
+  options.target = request.target;
+  options.allowTf32 = request.allowTf32;
+  const std::string &outDir = request.outDir;
   cuda::WeightSource weights = [&](const ir::Value &value) -> Expected<ir::TensorView> {
     if (!program.imported.archive)
       return invalidInput("text IR carries no weights for '" + value.name() + "'");

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "backend_cuda/host_emitter.h"
 #include "frontend/importer.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
@@ -54,10 +55,18 @@ std::string jsonReport(const LoadedProgram &program);
 Status interpretToFiles(const LoadedProgram &program, const std::vector<std::string> &inputs,
                         const std::vector<std::string> &outputs);
 
-/// Compiles the program into the bundle folder `outDir` (atomically; see
-/// backend_cuda/bundle.h). `name` empty means the input file's stem; `goldenDir` optional.
-Status compileToBundle(const LoadedProgram &program, const std::string &outDir,
-                       const std::string &name, const std::string &goldenDir);
+/// What -o asks for.
+struct BundleRequest {
+  std::string outDir;
+  std::string name;      ///< empty: the input file's stem
+  std::string goldenDir; ///< optional
+  cuda::Target target = cuda::Target::Cpu;
+  bool allowTf32 = false;
+};
+
+/// Compiles the program into the bundle folder `request.outDir` (atomically; see
+/// backend_cuda/bundle.h).
+Status compileToBundle(const LoadedProgram &program, const BundleRequest &request);
 
 /// --emit=cuda: the CUDA kernels generated for the program's graph (backend_cuda/
 /// cuda_kernels.h), as one translation unit. Errors are prefixed with the path.

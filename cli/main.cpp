@@ -42,6 +42,12 @@ int run(int argc, char **argv) {
                "file's stem)", cxxopts::value<std::string>()->default_value(""))
       ("golden", "folder with inputs/ and expected/ .npy files to ship as the bundle's golden "
                  "test", cxxopts::value<std::string>()->default_value(""))
+      ("target", "where the bundle runs: cpu (C++17 loops, CBLAS) or cuda (CUDA kernels, cuBLAS, "
+                 "device memory; builds with nvcc, or on the CPU with "
+                 "-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON)",
+       cxxopts::value<std::string>()->default_value("cpu"))
+      ("allow-tf32", "cuda: let fp32 GEMMs and convolutions use TF32 tensor cores (faster, "
+                     "about 1e-3 relative error); off by default, like PyTorch")
       ("emit", "what to print: ir (the SSA graph), report (every op: status, node, source "
                "line; then the compiled kernels, library calls and views with FLOPs, bytes, "
                "why neighbours did not fuse, and the memory plan), report-json (the same as "
@@ -103,6 +109,11 @@ int run(int argc, char **argv) {
   if (!args.count("input"))
     return usage("no input file");
   std::string emit = args["emit"].as<std::string>();
+  std::string target = args["target"].as<std::string>();
+  if (target != "cpu" && target != "cuda")
+    return usage("unknown --target value '" + target + "' (expected cpu or cuda)");
+  if (args.count("allow-tf32") && target != "cuda")
+    return usage("--allow-tf32 needs --target cuda");
   if (emit != "ir" && emit != "report" && emit != "report-json" && emit != "dot" &&
       emit != "cuda")
     return usage("unknown --emit value '" + emit + "'");
@@ -155,9 +166,13 @@ int run(int argc, char **argv) {
     return kExitOk;
   }
   if (args.count("output")) {
-    Status status = compileToBundle(*program, args["output"].as<std::string>(),
-                                    args["name"].as<std::string>(),
-                                    args["golden"].as<std::string>());
+    BundleRequest request;
+    request.outDir = args["output"].as<std::string>();
+    request.name = args["name"].as<std::string>();
+    request.goldenDir = args["golden"].as<std::string>();
+    request.target = target == "cuda" ? cuda::Target::Cuda : cuda::Target::Cpu;
+    request.allowTf32 = args.count("allow-tf32") > 0;
+    Status status = compileToBundle(*program, request);
     if (!status.ok())
       return fail(status.error());
     spdlog::info("wrote {}", args["output"].as<std::string>());

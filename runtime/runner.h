@@ -28,6 +28,12 @@ typedef struct tc_model_api {
                              int num_outputs, tc_error *err);
   tc_status (*run)(void *context, const tc_tensor *inputs, int num_inputs, tc_tensor *outputs,
                    int num_outputs, tc_error *err);
+  /** Optional (NULL: the runner times `run` with a host clock). Runs `warmup` untimed and
+   * `iters` timed runs its own way and stores their median in microseconds; outputs hold the
+   * last run's results. CUDA bundles time device-resident runs with CUDA events here. */
+  tc_status (*time_runs)(void *context, const tc_tensor *inputs, int num_inputs,
+                         tc_tensor *outputs, int num_outputs, int warmup, int iters,
+                         double *median_us, tc_error *err);
 } tc_model_api;
 
 /** Runs the command line and returns the process exit code; `default_weights_path` is used

@@ -18,8 +18,9 @@ constexpr const char *kStatusNames[] = {
     "TC_ERROR_OUT_OF_RANGE",
     "TC_ERROR_OUT_OF_MEMORY",
     "TC_ERROR_INTERNAL",
+    "TC_ERROR_DEVICE",
 };
-static_assert(sizeof(kStatusNames) / sizeof(kStatusNames[0]) == TC_ERROR_INTERNAL + 1,
+static_assert(sizeof(kStatusNames) / sizeof(kStatusNames[0]) == TC_ERROR_DEVICE + 1,
               "every tc_status needs a name");
 
 struct DTypeInfo {
@@ -44,7 +45,7 @@ extern "C" {
 
 const char *tc_status_name(tc_status status) {
   int index = static_cast<int>(status);
-  if (index < 0 || index > TC_ERROR_INTERNAL)
+  if (index < 0 || index > TC_ERROR_DEVICE)
     return "TC_UNKNOWN_STATUS";
   return kStatusNames[index];
 }

@@ -29,6 +29,8 @@ typedef enum tc_status {
   TC_ERROR_OUT_OF_RANGE,     /**< a symbolic dim lies outside its exported range */
   TC_ERROR_OUT_OF_MEMORY,    /**< an allocation failed */
   TC_ERROR_INTERNAL,         /**< a bug in thunderc or the runtime; please report it */
+  TC_ERROR_DEVICE,           /**< a CUDA or cuBLAS call failed, or the GPU is not one the bundle
+                                  was built for (the message names the call, file and line) */
   TC_STATUS_MAX_ENUM = 0x7FFFFFFF /**< not a status: makes every int32 >= 0 a valid value */
 } tc_status;
 

@@ -11,6 +11,27 @@
 #include <limits>
 #endif
 
+/// Device code is compiled by nvcc/NVRTC, or by a host compiler against the CPU emulation of
+/// CUDA (tc_cuda_emu.h, TC_CUDA_EMULATE) so that CI runs it without a GPU.
+#if defined(__CUDACC__) || defined(TC_CUDA_EMULATE)
+#define TC_CUDA_DEVICE_CODE 1
+#endif
+#if defined(TC_CUDA_EMULATE)
+#include "tc_cuda_emu.h"
+#endif
+
+#if !defined(__CUDACC_RTC__)
+/// Launches `__VA_ARGS__` (a __global__ function, template arguments allowed) with the given
+/// configuration; follow with the argument list: TC_LAUNCH(grid, block, smem, stream, k<T>)(a, b).
+/// Spelled as a macro because the emulation cannot parse `<<<...>>>`.
+#if defined(TC_CUDA_EMULATE)
+#define TC_LAUNCH(grid, block, smem, stream, ...)                                                  \
+  ::tc::emu::launch(grid, block, smem, stream, __VA_ARGS__)
+#else
+#define TC_LAUNCH(grid, block, smem, stream, ...) __VA_ARGS__<<<grid, block, smem, stream>>>
+#endif
+#endif
+
 namespace tc {
 namespace cuda {
 
@@ -45,7 +66,17 @@ template <int Kept, int Reduced, int Inputs> struct reduction_index {
   int64_t offset[extent_of(Inputs)];
 };
 
-#if defined(__CUDACC__)
+#if defined(TC_CUDA_DEVICE_CODE)
+
+/// The launch's dynamic shared memory (the `smem` bytes of TC_LAUNCH), 16-byte aligned.
+template <typename T> __device__ inline T *dynamic_shared() {
+#if defined(TC_CUDA_EMULATE)
+  return static_cast<T *>(::tc::emu::dynamic_shared_memory());
+#else
+  extern __shared__ __align__(16) unsigned char tc_dynamic_shared[];
+  return reinterpret_cast<T *>(tc_dynamic_shared);
+#endif
+}
 
 /// This thread's first flat index and the grid's stride, for grid-stride loops.
 __device__ inline int64_t global_thread() {
@@ -100,7 +131,7 @@ __device__ inline void reduced_offsets(const reduction_index<Kept, Reduced, Inpu
   add_offsets<Reduced, Inputs>(position, index.reduced_size, index.reduced_stride, at);
 }
 
-#endif // __CUDACC__
+#endif // TC_CUDA_DEVICE_CODE
 
 // ---- reduction accumulators: the same types and combine rules as tc::reduce ----
 
@@ -151,7 +182,7 @@ template <typename T> TC_HD inline extremum_t<T> highest_value() {
     return std::numeric_limits<C>::max();
 }
 
-#if defined(__CUDACC__)
+#if defined(TC_CUDA_DEVICE_CODE)
 
 /// __shfl_down_sync for every accumulator type (bool and narrow integers travel as int).
 template <typename A> __device__ inline A shuffle_down(A value, int delta) {
@@ -190,9 +221,9 @@ template <typename Op, typename A> __device__ inline A block_reduce(A value) {
   return value;
 }
 
-#endif // __CUDACC__
+#endif // TC_CUDA_DEVICE_CODE
 
-#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+#if defined(TC_CUDA_DEVICE_CODE) && !defined(__CUDACC_RTC__)
 /// Blocks for a grid-stride loop over `work` items: enough to cover them, capped (each thread
 /// then loops); at least 1.
 inline unsigned grid_blocks(int64_t work) {

@@ -12,6 +12,7 @@ TEST_CASE("runtime abi: status and dtype names") {
   CHECK(std::string(tc_status_name(TC_OK)) == "TC_OK");
   CHECK(std::string(tc_status_name(TC_ERROR_OUT_OF_RANGE)) == "TC_ERROR_OUT_OF_RANGE");
   CHECK(std::string(tc_status_name(TC_ERROR_INTERNAL)) == "TC_ERROR_INTERNAL");
+  CHECK(std::string(tc_status_name(TC_ERROR_DEVICE)) == "TC_ERROR_DEVICE");
   CHECK(std::string(tc_status_name(tc_status(99))) == "TC_UNKNOWN_STATUS");
   CHECK(std::string(tc_status_name(tc_status(1000))) == "TC_UNKNOWN_STATUS");
 

@@ -133,7 +133,8 @@ const tc_model_api kAddBias = {.name = "addbias",
                                .context_create = createContext,
                                .context_destroy = destroyContext,
                                .output_shapes = addBiasShapes,
-                               .run = addBiasRun};
+                               .run = addBiasRun,
+                               .time_runs = nullptr};
 
 /// identity: copies its one input of any dtype and shape; the weights path is not opened.
 tc_status identityLoad(const char *, void **model, tc_error *err) {
@@ -166,7 +167,8 @@ const tc_model_api kIdentity = {.name = "identity",
                                 .context_create = createContext,
                                 .context_destroy = destroyContext,
                                 .output_shapes = identityShapes,
-                                .run = identityRun};
+                                .run = identityRun,
+                                .time_runs = nullptr};
 
 // ---------------------------------------------------------------------------------------------
 // Files and running
@@ -348,6 +350,40 @@ TEST_CASE("runtime runner: --iters prints exactly one median_us line") {
     CHECK(result.out.empty());
     CHECK(result.err == "error: TC_ERROR_INTERNAL: addbias.run failed\n");
     CHECK(stats.runs == 3);
+  }
+}
+
+/// A model-side timing loop (as CUDA bundles have): runs warmup + iters times, reports 42 µs.
+tc_status addBiasTimeRuns(void *context, const tc_tensor *inputs, int num_inputs,
+                          tc_tensor *outputs, int num_outputs, int warmup, int iters,
+                          double *median_us, tc_error *err) {
+  for (int i = 0; i < warmup + iters; ++i) {
+    tc_status status = addBiasRun(context, inputs, num_inputs, outputs, num_outputs, err);
+    if (status != TC_OK)
+      return status;
+  }
+  *median_us = 42.0;
+  return TC_OK;
+}
+
+TEST_CASE("runtime runner: --iters uses the model's own timing loop when it has one") {
+  AddBiasFiles files;
+  tc_model_api api = kAddBias;
+  api.time_runs = addBiasTimeRuns;
+  RunResult result =
+      runRunner(api, {"--inputs", files.x, "--outputs", files.y, files.positives, "--warmup", "2",
+                      "--iters", "3"},
+                files.weights);
+  CHECK(result.code == 0);
+  CHECK(result.out == "median_us=42.000\n");
+  CHECK(stats.runs == 5);
+  CHECK(readNpy<float>(files.y)[0] == 0.5f);
+  SUBCASE("a failing run inside it is reported like any run") {
+    stats = FakeStats{};
+    stats.failRunAt = 2;
+    result = runRunner(api, {"--inputs", files.x, "--iters", "3"}, files.weights);
+    CHECK(result.code == 3);
+    CHECK(result.out.empty());
   }
 }
 

@@ -1,0 +1,366 @@
+// The host side of CUDA bundles: kernel launches in the run function, and the parts of
+// <name>.cu that differ from the CPU bundle's <name>.cpp (host_emitter.cpp writes the rest):
+//   load         weights.bin is mapped and checked as on the CPU, then uploaded once into one
+//                device allocation; the host mapping is closed;
+//   context      the caller's stream (default stream until <name>_context_set_stream), a cuBLAS
+//                handle bound to it, a device error flag for gathers, the device arena (one
+//                allocation, sized by the memory plan, grown only when a larger symbol binding
+//                needs it) and staging buffers for <name>_run_host;
+//   run          the same validation, symbol binding and arena layout as the CPU bundle, then
+//                every node enqueued on the stream (asynchronous; device pointers);
+//   run_host     host tensors: uploads, runs, downloads, synchronizes, then reads the error flag;
+//   time_runs    device-resident runs timed with CUDA events, for `<name>_run --iters`.
+// Every CUDA/cuBLAS failure becomes TC_ERROR_DEVICE with file, line, node and call
+// (TC_CUDA_TRY, kernels/tc_cuda_bundle.h).
+#include "backend_cuda/fusion_kernel.h"
+#include "backend_cuda/host_emitter_internal.h"
+
+namespace thunderc::cuda {
+
+Status emitCudaKernelLaunch(const ir::Node &node, EmitState &state) {
+  if (node.op() == ir::OpKind::Fusion && node.attrs().getStr("kind") == "epilogue") {
+    // The library op writes the fusion's output; the kernel then finishes it in place.
+    TC_ASSIGN_OR_RETURN(EpilogueKernel epilogue, describeEpilogue(node));
+    const ir::Graph &body = *node.body();
+    for (size_t k = 0; k < body.inputs().size(); ++k)
+      state.setPtr(body.inputs()[k].get(), state.ptr(node.operand(static_cast<int>(k))));
+    state.setPtr(epilogue.library->result(), state.ptr(node.result()));
+    TC_TRY(emitNode(*epilogue.library, state));
+    state.setCurrentNode(&node);
+  }
+  const CudaKernel &kernel = state.nextCudaKernel();
+  std::string arguments = kernel.name + "_index(sym)";
+  for (const ir::Value *input : kernel.inputs)
+    arguments += ", " + state.ptr(input);
+  for (const ir::Value *output : kernel.outputs)
+    arguments += ", " + state.ptr(output);
+  state.code().line("TC_CUDA_TRY(tcg::check(launch_" + kernel.name + "(" + arguments +
+                    ", ex.stream), \"kernel launch\"), \"" + state.currentNodeLabel() + "\");");
+  return Status::success();
+}
+
+void emitCudaIncludes(CodeWriter &code) {
+  code.line("#include <algorithm>");
+  code.line("#include <cmath>");
+  code.line("#include <cstdint>");
+  code.line("#include <cstring>");
+  code.line("#include <limits>");
+  code.line("#include <new>");
+  code.line("#include <vector>");
+  code.line();
+  code.line("#include \"tc_cuda_api.h\"");
+  code.line("#include \"tc_cuda.h\"");
+  code.line("#include \"tc_cuda_lib.h\"");
+  code.line("#include \"tc_cuda_bundle.h\"");
+  code.line("#include \"weights.h\"");
+}
+
+void emitCudaModelTypes(CodeWriter &code, const std::string &name, size_t numWeights) {
+  code.open("struct " + name + "_model");
+  code.line("/// Weights in device memory (one allocation); params[i].data points into it.");
+  code.line("tc_tensor params[" + std::to_string(std::max<size_t>(numWeights, 1)) + "] = {};");
+  code.line("tcg::device_buffer weights;");
+  code.close(";");
+  code.line();
+  code.open("struct " + name + "_context");
+  code.line("const " + name + "_model *model = nullptr;");
+  code.line("tcg::exec ex;               ///< stream, cuBLAS handle, device error flag");
+  code.line("tcg::device_buffer arena;   ///< the memory plan's intermediates and workspaces");
+  code.line("tcg::device_buffer staging; ///< inputs and outputs of run_host / time_runs");
+  code.close(";");
+}
+
+void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
+  code.open("tc_status " + n + "_load(const char *weights_path, " + n +
+            "_model **out, tc_error *err)");
+  code.line("tc_error_clear(err);");
+  code.open("if (out == nullptr || weights_path == nullptr)");
+  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+            "_load: null argument\");");
+  code.close();
+  code.line("*out = nullptr;");
+  code.line("tc_status status = tcg::check_device(probe_kernel, \"" + n + "_load\", err);");
+  code.open("if (status != TC_OK)");
+  code.line("return status;");
+  code.close();
+  code.line(n + "_model *model = new (std::nothrow) " + n + "_model();");
+  code.open("if (model == nullptr)");
+  code.line("return tc_error_setf(err, TC_ERROR_OUT_OF_MEMORY, \"" + n +
+            "_load: out of memory\");");
+  code.close();
+  code.line("tc_weights *host = nullptr;");
+  code.line("status = tc_weights_open(weights_path, &host, err);");
+  code.line("size_t offsets[" + std::string("kNumWeights > 0 ? kNumWeights : 1") + "] = {};");
+  code.line("size_t bytes = 0;");
+  code.open("for (size_t i = 0; status == TC_OK && i < kNumWeights; ++i)");
+  code.line("const WeightSpec &spec = kWeights[i];");
+  code.line("status = tc_weights_find_expected(host, spec.name, spec.dtype, spec.rank, "
+            "spec.shape, &model->params[i], err);");
+  code.line("offsets[i] = bytes;");
+  code.line("bytes += alignUp(size_t(tc_tensor_byte_size(&model->params[i])));");
+  code.close();
+  code.line("// One upload at load; the runs never touch host weights again.");
+  code.open("auto upload = [&]() -> tc_status");
+  code.line("TC_CUDA_TRY(tcg::reserve(model->weights, bytes), \"" + n + "_load: weights\");");
+  code.open("for (size_t i = 0; i < kNumWeights; ++i)");
+  code.line("void *device = model->weights.data + offsets[i];");
+  code.line("TC_CUDA_TRY(tcg::check(cudaMemcpy(device, model->params[i].data, "
+            "size_t(tc_tensor_byte_size(&model->params[i])), cudaMemcpyHostToDevice), "
+            "\"cudaMemcpy\"), kWeights[i].name);");
+  code.line("model->params[i].data = device;");
+  code.close();
+  code.line("return TC_OK;");
+  code.close(";");
+  code.open("if (status == TC_OK)");
+  code.line("status = upload();");
+  code.close();
+  code.line("tc_weights_close(host);");
+  code.open("if (status != TC_OK)");
+  code.line(n + "_free(model);");
+  code.line("return status;");
+  code.close();
+  code.line("*out = model;");
+  code.line("return TC_OK;");
+  code.close();
+  code.line();
+  code.open("void " + n + "_free(" + n + "_model *model)");
+  code.open("if (model != nullptr)");
+  code.line("tcg::release(model->weights);");
+  code.close();
+  code.line("delete model;");
+  code.close();
+  code.line();
+  code.open("tc_status " + n + "_context_create(const " + n + "_model *model, " + n +
+            "_context **out, tc_error *err)");
+  code.line("tc_error_clear(err);");
+  code.open("if (model == nullptr || out == nullptr)");
+  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+            "_context_create: null argument\");");
+  code.close();
+  code.line("*out = nullptr;");
+  code.line(n + "_context *context = new (std::nothrow) " + n + "_context();");
+  code.open("if (context == nullptr)");
+  code.line("return tc_error_setf(err, TC_ERROR_OUT_OF_MEMORY, \"" + n +
+            "_context_create: out of memory\");");
+  code.close();
+  code.line("context->model = model;");
+  code.open("auto create = [&]() -> tc_status");
+  code.line("const char *what = \"" + n + "_context_create\";");
+  code.line("TC_CUDA_TRY(tcg::check(cublasCreate(&context->ex.blas), \"cublasCreate\"), what);");
+  code.line("TC_CUDA_TRY(tcg::check(cublasSetStream(context->ex.blas, context->ex.stream), "
+            "\"cublasSetStream\"), what);");
+  code.line("TC_CUDA_TRY(tcg::check(cudaMalloc(reinterpret_cast<void **>(&context->ex.error_flag), "
+            "sizeof(int)), \"cudaMalloc\"), what);");
+  code.line("TC_CUDA_TRY(tcg::check(cudaMemset(context->ex.error_flag, 0, sizeof(int)), "
+            "\"cudaMemset\"), what);");
+  code.line("return TC_OK;");
+  code.close(";");
+  code.line("tc_status status = create();");
+  code.open("if (status != TC_OK)");
+  code.line(n + "_context_destroy(context);");
+  code.line("return status;");
+  code.close();
+  code.line("context->ex.allow_tf32 = kAllowTf32;");
+  code.line("*out = context;");
+  code.line("return TC_OK;");
+  code.close();
+  code.line();
+  code.open("void " + n + "_context_destroy(" + n + "_context *context)");
+  code.open("if (context == nullptr)");
+  code.line("return;");
+  code.close();
+  code.open("if (context->ex.blas != nullptr)");
+  code.line("cublasDestroy(context->ex.blas);");
+  code.close();
+  code.line("cudaFree(context->ex.error_flag);");
+  code.line("tcg::release(context->arena);");
+  code.line("tcg::release(context->staging);");
+  code.line("delete context;");
+  code.close();
+  code.line();
+  code.open("tc_status " + n + "_context_set_stream(" + n +
+            "_context *context, void *stream, tc_error *err)");
+  code.line("tc_error_clear(err);");
+  code.open("if (context == nullptr)");
+  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+            "_context_set_stream: null context\");");
+  code.close();
+  code.line("context->ex.stream = static_cast<cudaStream_t>(stream);");
+  code.line("TC_CUDA_TRY(tcg::check(cublasSetStream(context->ex.blas, context->ex.stream), "
+            "\"cublasSetStream\"), \"" + n + "_context_set_stream\");");
+  code.line("return TC_OK;");
+  code.close();
+  code.line();
+}
+
+void emitCudaArena(CodeWriter &code, const std::string &n) {
+  code.line("TC_CUDA_TRY(tcg::reserve(context->arena, std::max(bytes, kAlign)), \"" + n +
+            "_run: arena\");");
+  code.line("unsigned char *base = context->arena.data;");
+  code.line("const tcg::exec &ex = context->ex;");
+}
+
+void emitCudaHostRuns(CodeWriter &code, const std::string &n, size_t numInputs,
+                      size_t numOutputs) {
+  std::string inputs = std::to_string(std::max<size_t>(numInputs, 1));
+  std::string outputs = std::to_string(std::max<size_t>(numOutputs, 1));
+  code.line("namespace {");
+  code.line();
+  code.line("/// Host tensors mirrored in the context's staging buffer.");
+  code.open("struct Staged");
+  code.line("tc_tensor inputs[" + inputs + "] = {};");
+  code.line("tc_tensor outputs[" + outputs + "] = {};");
+  code.close(";");
+  code.line();
+  code.line("/// Validates host tensors like " + n + "_run and uploads the inputs on the stream.");
+  code.open("tc_status stage(" + n + "_context *context, const tc_tensor *inputs, int num_inputs, "
+            "tc_tensor *outputs, int num_outputs, Staged &staged, tc_error *err)");
+  code.open("if (context == nullptr)");
+  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"null context\");");
+  code.close();
+  code.line("Symbols sym;");
+  code.line("tc_status status = bindInputs(inputs, num_inputs, sym, err);");
+  code.open("if (status != TC_OK)");
+  code.line("return status;");
+  code.close();
+  code.line("status = checkOutputs(sym, outputs, num_outputs, err);");
+  code.open("if (status != TC_OK)");
+  code.line("return status;");
+  code.close();
+  code.line("size_t bytes = 0;");
+  code.line("size_t offsets[" + std::to_string(numInputs + numOutputs + 1) + "] = {};");
+  code.open("for (int i = 0; i < " + std::to_string(numInputs + numOutputs) + "; ++i)");
+  code.line("const tc_tensor &tensor = i < " + std::to_string(numInputs) + " ? inputs[i] : outputs[i - " +
+            std::to_string(numInputs) + "];");
+  code.line("offsets[i] = bytes;");
+  code.line("bytes += alignUp(size_t(tc_tensor_byte_size(&tensor)));");
+  code.close();
+  code.line("TC_CUDA_TRY(tcg::reserve(context->staging, bytes), \"staging buffers\");");
+  code.line("const cudaStream_t stream = context->ex.stream;");
+  code.open("for (int i = 0; i < " + std::to_string(numInputs) + "; ++i)");
+  code.line("staged.inputs[i] = inputs[i];");
+  code.line("staged.inputs[i].data = context->staging.data + offsets[i];");
+  code.line("TC_CUDA_TRY(tcg::check(cudaMemcpyAsync(staged.inputs[i].data, inputs[i].data, "
+            "size_t(tc_tensor_byte_size(&inputs[i])), cudaMemcpyHostToDevice, stream), "
+            "\"cudaMemcpyAsync\"), \"input upload\");");
+  code.close();
+  code.open("for (int i = 0; i < " + std::to_string(numOutputs) + "; ++i)");
+  code.line("staged.outputs[i] = outputs[i];");
+  code.line("staged.outputs[i].data = context->staging.data + offsets[" +
+            std::to_string(numInputs) + " + i];");
+  code.close();
+  code.line("return TC_OK;");
+  code.close();
+  code.line();
+  code.line("/// Downloads the outputs, waits for the stream and reports an out-of-range gather.");
+  code.open("tc_status finish(" + n + "_context *context, const Staged &staged, tc_tensor *outputs, "
+            "tc_error *err)");
+  code.line("const cudaStream_t stream = context->ex.stream;");
+  code.open("for (int i = 0; i < " + std::to_string(numOutputs) + "; ++i)");
+  code.line("TC_CUDA_TRY(tcg::check(cudaMemcpyAsync(outputs[i].data, staged.outputs[i].data, "
+            "size_t(tc_tensor_byte_size(&outputs[i])), cudaMemcpyDeviceToHost, stream), "
+            "\"cudaMemcpyAsync\"), \"output download\");");
+  code.close();
+  code.line("int flag = 0;");
+  code.line("TC_CUDA_TRY(tcg::check(cudaMemcpyAsync(&flag, context->ex.error_flag, sizeof(int), "
+            "cudaMemcpyDeviceToHost, stream), \"cudaMemcpyAsync\"), \"error flag\");");
+  code.line("TC_CUDA_TRY(tcg::check(cudaStreamSynchronize(stream), \"cudaStreamSynchronize\"), "
+            "\"run\");");
+  code.open("if (flag != 0)");
+  code.line("cudaMemset(context->ex.error_flag, 0, sizeof(int));");
+  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"an embedding or index_select "
+            "index is out of range\");");
+  code.close();
+  code.line("return TC_OK;");
+  code.close();
+  code.line();
+  code.line("} // namespace");
+  code.line();
+  code.open("tc_status " + n + "_run_host(" + n + "_context *context, const tc_tensor *inputs, "
+            "int num_inputs, tc_tensor *outputs, int num_outputs, tc_error *err)");
+  code.line("tc_error_clear(err);");
+  code.line("Staged staged;");
+  code.line("tc_status status = stage(context, inputs, num_inputs, outputs, num_outputs, staged, "
+            "err);");
+  code.open("if (status == TC_OK)");
+  code.line("status = " + n + "_run(context, staged.inputs, num_inputs, staged.outputs, "
+            "num_outputs, err);");
+  code.close();
+  code.open("if (status == TC_OK)");
+  code.line("status = finish(context, staged, outputs, err);");
+  code.close();
+  code.open("if (status != TC_OK)");
+  code.line("tc_error_prefixf(err, \"" + n + "_run_host: \");");
+  code.close();
+  code.line("return status;");
+  code.close();
+  code.line();
+  code.open("tc_status " + n + "_time_runs(" + n + "_context *context, const tc_tensor *inputs, "
+            "int num_inputs, tc_tensor *outputs, int num_outputs, int warmup, int iters, "
+            "double *median_us, tc_error *err)");
+  code.line("tc_error_clear(err);");
+  code.open("if (median_us == nullptr || warmup < 0 || iters < 1)");
+  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+            "_time_runs: need median_us, warmup >= 0 and iters >= 1\");");
+  code.close();
+  code.line("Staged staged;");
+  code.line("tc_status status = stage(context, inputs, num_inputs, outputs, num_outputs, staged, "
+            "err);");
+  code.line("cudaEvent_t start = nullptr, stop = nullptr;");
+  code.line("std::vector<double> samples;");
+  code.open("auto measure = [&]() -> tc_status");
+  code.line("const char *what = \"" + n + "_time_runs\";");
+  code.line("TC_CUDA_TRY(tcg::check(cudaEventCreate(&start), \"cudaEventCreate\"), what);");
+  code.line("TC_CUDA_TRY(tcg::check(cudaEventCreate(&stop), \"cudaEventCreate\"), what);");
+  code.open("for (int i = 0; i < warmup + iters; ++i)");
+  code.line("TC_CUDA_TRY(tcg::check(cudaEventRecord(start, context->ex.stream), "
+            "\"cudaEventRecord\"), what);");
+  code.line("tc_status run = " + n + "_run(context, staged.inputs, num_inputs, staged.outputs, "
+            "num_outputs, err);");
+  code.open("if (run != TC_OK)");
+  code.line("return run;");
+  code.close();
+  code.line("TC_CUDA_TRY(tcg::check(cudaEventRecord(stop, context->ex.stream), "
+            "\"cudaEventRecord\"), what);");
+  code.line("TC_CUDA_TRY(tcg::check(cudaEventSynchronize(stop), \"cudaEventSynchronize\"), what);");
+  code.line("float ms = 0;");
+  code.line("TC_CUDA_TRY(tcg::check(cudaEventElapsedTime(&ms, start, stop), "
+            "\"cudaEventElapsedTime\"), what);");
+  code.open("if (i >= warmup)");
+  code.line("samples.push_back(double(ms) * 1000.0);");
+  code.close();
+  code.close();
+  code.line("return finish(context, staged, outputs, err);");
+  code.close(";");
+  code.open("if (status == TC_OK)");
+  code.line("status = measure();");
+  code.close();
+  code.line("cudaEventDestroy(start);");
+  code.line("cudaEventDestroy(stop);");
+  code.open("if (status != TC_OK)");
+  code.line("tc_error_prefixf(err, \"" + n + "_time_runs: \");");
+  code.line("return status;");
+  code.close();
+  code.line("*median_us = tcg::median(samples);");
+  code.line("return TC_OK;");
+  code.close();
+}
+
+void emitCudaHeaderApi(CodeWriter &code, const std::string &n) {
+  code.line("/** CUDA: makes the context's runs go on `stream` (a cudaStream_t; NULL is the");
+  code.line(" * default stream), for " + n + "_run and the cuBLAS handle alike. */");
+  code.line("tc_status " + n + "_context_set_stream(" + n +
+            "_context *context, void *stream, tc_error *err);");
+  code.line("/** CUDA: " + n + "_run with HOST tensors: uploads the inputs, runs, downloads the");
+  code.line(" * outputs and waits; also reports an out-of-range embedding index. */");
+  code.line("tc_status " + n + "_run_host(" + n + "_context *context, const tc_tensor *inputs, " +
+            "int num_inputs, tc_tensor *outputs, int num_outputs, tc_error *err);");
+  code.line("/** CUDA: uploads HOST inputs once, runs warmup + iters times on the device, each run");
+  code.line(" * timed with CUDA events, stores the median in microseconds and downloads the last");
+  code.line(" * outputs (the runner's --iters). */");
+  code.line("tc_status " + n + "_time_runs(" + n + "_context *context, const tc_tensor *inputs, " +
+            "int num_inputs, tc_tensor *outputs, int num_outputs, int warmup, int iters, " +
+            "double *median_us, tc_error *err);");
+}
+
+} // namespace thunderc::cuda

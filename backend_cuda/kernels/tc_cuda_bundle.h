@@ -1,0 +1,109 @@
+// Host-side support for the code of a CUDA bundle (<name>.cu): CUDA/cuBLAS failures turned
+// into tc_status values with file and line, growable device buffers, the check that the GPU
+// is one the bundle was compiled for, and medians of event timings. Kept out of the generated
+// code so that every bundle shares one reviewed copy (shared/STYLE.md habit 10).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "tc_cuda_api.h"
+#include "tc_cuda_lib.h"
+#include "thunderc_runtime.h"
+
+/// The CUDA architectures the bundle was compiled for (CMAKE_CUDA_ARCHITECTURES), for messages.
+#ifndef TC_CUDA_ARCHITECTURES
+#define TC_CUDA_ARCHITECTURES "unknown"
+#endif
+
+/// Evaluates `expr` (a tcg::result); on failure returns TC_ERROR_DEVICE from the enclosing
+/// function through its `tc_error *err`, naming the call site, `what` (the graph node) and
+/// the failing CUDA or cuBLAS call.
+#define TC_CUDA_TRY(expr, what)                                                                  \
+  do {                                                                                           \
+    const ::tcg::result tc_result_ = (expr);                                                     \
+    if (!tc_result_.ok())                                                                        \
+      return ::tcg::device_error(err, tc_result_, __FILE__, __LINE__, what);                     \
+  } while (0)
+
+namespace tcg {
+
+/// Fills `err` with "FILE:LINE: WHAT: API failed: MESSAGE (CODE)" and returns TC_ERROR_DEVICE.
+inline tc_status device_error(tc_error *err, const result &failure, const char *file, int line,
+                              const char *what) {
+  const char *base = file;
+  for (const char *c = file; *c != '\0'; ++c)
+    if (*c == '/' || *c == '\\')
+      base = c + 1;
+  return tc_error_setf(err, TC_ERROR_DEVICE, "%s:%d: %s: %s failed: %s (%d)", base, line, what,
+                       failure.api, failure.message, failure.code);
+}
+
+/// A device allocation that only grows, so that after the first run nothing is allocated.
+struct device_buffer {
+  unsigned char *data = nullptr;
+  size_t bytes = 0;
+};
+
+/// Makes `buffer` hold at least `bytes` (its contents are not kept when it grows).
+inline result reserve(device_buffer &buffer, size_t bytes) {
+  if (buffer.data != nullptr && buffer.bytes >= bytes)
+    return {};
+  cudaFree(buffer.data);
+  buffer.data = nullptr;
+  buffer.bytes = 0;
+  void *data = nullptr;
+  cudaError_t error = cudaMalloc(&data, bytes < 256 ? 256 : bytes);
+  if (error != cudaSuccess) {
+    cudaGetLastError(); // an allocation failure is not sticky; clear it for later launches
+    return check(error, "cudaMalloc");
+  }
+  buffer.data = static_cast<unsigned char *>(data);
+  buffer.bytes = bytes;
+  return {};
+}
+
+inline void release(device_buffer &buffer) {
+  cudaFree(buffer.data);
+  buffer = device_buffer{};
+}
+
+/// TC_OK when the current GPU can run the bundle's kernels (a SASS image for its architecture
+/// or PTX it can JIT), asked through the attributes of `probe`, one of the bundle's own
+/// kernels (each bundle defines an empty one in its anonymous namespace, so that two bundles
+/// linked into one program do not clash); otherwise TC_ERROR_DEVICE saying which GPU and how
+/// to rebuild.
+template <typename Kernel> inline tc_status check_device(Kernel probe, const char *model,
+                                                         tc_error *err) {
+  int device = 0;
+  cudaError_t error = cudaGetDevice(&device);
+  if (error != cudaSuccess)
+    return tc_error_setf(err, TC_ERROR_DEVICE, "%s: no usable CUDA device: %s", model,
+                         cudaGetErrorString(error));
+  cudaDeviceProp properties{};
+  error = cudaGetDeviceProperties(&properties, device);
+  if (error != cudaSuccess)
+    return tc_error_setf(err, TC_ERROR_DEVICE, "%s: cudaGetDeviceProperties failed: %s", model,
+                         cudaGetErrorString(error));
+  cudaFuncAttributes attributes{};
+  error = cudaFuncGetAttributes(&attributes, probe);
+  if (error == cudaSuccess)
+    return TC_OK;
+  cudaGetLastError();
+  return tc_error_setf(err, TC_ERROR_DEVICE,
+                       "%s: the GPU '%s' (sm_%d%d) cannot run this bundle, built for CUDA "
+                       "architectures %s (%s); rebuild it with -DCMAKE_CUDA_ARCHITECTURES=%d%d",
+                       model, properties.name, properties.major, properties.minor,
+                       TC_CUDA_ARCHITECTURES, cudaGetErrorString(error), properties.major,
+                       properties.minor);
+}
+
+/// The median of `samples` (not empty); sorts them.
+inline double median(std::vector<double> &samples) {
+  std::sort(samples.begin(), samples.end());
+  size_t middle = samples.size() / 2;
+  return samples.size() % 2 ? samples[middle] : (samples[middle - 1] + samples[middle]) / 2;
+}
+
+} // namespace tcg
