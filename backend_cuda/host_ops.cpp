@@ -31,8 +31,9 @@ void EmitState::callLibrary(const std::string &call) {
   }
   size_t open = call.find('(');
   TC_CHECK(open != std::string::npos && call.back() == ')', "malformed library call " + call);
-  code_.line("TC_CUDA_TRY(tcg::" + call.substr(0, open + 1) + "ex, " + call.substr(open + 1) +
-             ", \"" + currentNodeLabel() + "\");");
+  // Parenthesized: the template arguments' commas would split the macro's arguments.
+  code_.line("TC_CUDA_TRY((tcg::" + call.substr(0, open + 1) + "ex, " + call.substr(open + 1) +
+             "), \"" + currentNodeLabel() + "\");");
 }
 
 void EmitState::copyElements(const std::string &type, const std::string &source,

@@ -17,9 +17,10 @@
 #define TC_CUDA_ARCHITECTURES "unknown"
 #endif
 
-/// Evaluates `expr` (a tcg::result); on failure returns TC_ERROR_DEVICE from the enclosing
-/// function through its `tc_error *err`, naming the call site, `what` (the graph node) and
-/// the failing CUDA or cuBLAS call.
+/// Evaluates `expr` (a tcg::result; parenthesize it when template arguments hold a comma);
+/// on failure returns TC_ERROR_DEVICE from the enclosing function through its
+/// `tc_error *err`, naming the call site, `what` (the graph node) and the failing CUDA or
+/// cuBLAS call.
 #define TC_CUDA_TRY(expr, what)                                                                  \
   do {                                                                                           \
     const ::tcg::result tc_result_ = (expr);                                                     \
