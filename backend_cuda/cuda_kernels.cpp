@@ -98,8 +98,8 @@ std::vector<std::string> outputsAt(size_t count, const std::string &flat) {
 
 /// Host code shared by both kernel shapes: `launch_kN`, which launches the kernel on a stream.
 void emitLauncher(CodeWriter &code, const std::string &name, const std::string &indexType,
-                 const Parameters &parameters, const std::string &work,
-                 const std::string &blocks) {
+                  const Parameters &parameters, const std::string &work,
+                  const std::string &blocks, bool vectorized = false) {
   std::vector<std::string> declarations{"const " + indexType + " &index"};
   declarations.insert(declarations.end(), parameters.declarations.begin(),
                       parameters.declarations.end());
@@ -112,6 +112,20 @@ void emitLauncher(CodeWriter &code, const std::string &name, const std::string &
   code.open("if (" + work + " <= 0)");
   code.line("return cudaSuccess;");
   code.close();
+  if (vectorized) {
+    std::vector<std::string> aligned;
+    for (const std::string &pointer : parameters.names)
+      aligned.push_back("tc::cuda::vec4_aligned(" + pointer + ")");
+    std::string condition;
+    for (const std::string &check : aligned)
+      condition += (condition.empty() ? "" : " && ") + check;
+    code.open("if (" + condition + ")");
+    code.line("TC_LAUNCH(tc::cuda::grid_blocks((" + work + " + 3) / 4), " +
+              std::to_string(kBlockThreads) + ", 0, stream, " + name + "_vec4_kernel)(" + work +
+              ", " + joined(parameters.names) + ");");
+    code.line("return cudaGetLastError();");
+    code.close();
+  }
   code.line("TC_LAUNCH(" + blocks + ", " + std::to_string(kBlockThreads) + ", 0, stream, " + name +
             "_kernel)(" + joined(arguments) + ");");
   code.line("return cudaGetLastError();");
@@ -217,6 +231,9 @@ private:
     code.close();
     code.close();
     code.line();
+    bool vectorized = isDenseOver(loop.outerInputs, domain);
+    if (vectorized)
+      emitVectorKernel(code, name, loop, parameters);
 
     code.line("#if !defined(__CUDACC_RTC__)");
     code.line("/// " + name + "'s index space for the model's symbols.");
@@ -238,11 +255,68 @@ private:
     code.line("return index;");
     code.close();
     emitLauncher(code, name, indexType, parameters, "index.numel",
-                   "tc::cuda::grid_blocks(index.numel)");
+                 "tc::cuda::grid_blocks(index.numel)", vectorized);
     code.line("#endif");
     kernel.code = code.str();
     kernels_.push_back(std::move(kernel));
     return Status::success();
+  }
+
+  /// True when every input is a dense buffer of the domain's own shape (no broadcast, view
+  /// or offset), so that element o of each is at o and 4 neighbours can be loaded at once.
+  bool isDenseOver(const std::vector<const ir::Value *> &inputs, const ir::Shape &domain) const {
+    return std::all_of(inputs.begin(), inputs.end(), [&](const ir::Value *input) {
+      opt::ValueLayout layout = state_.layout(input);
+      return input->type().shape == domain && layout.offset == ir::Dim(0) &&
+             opt::isContiguous(layout, domain);
+    });
+  }
+
+  /// The vectorized twin of a dense elementwise kernel: each thread loads 4 consecutive
+  /// elements of every input as one aligned vector (128-bit for 4-byte types), runs the scalar
+  /// function on each lane and stores 4 outputs at once; a grid-stride tail takes numel % 4.
+  /// The launcher picks it when every pointer is aligned for its vector type.
+  void emitVectorKernel(CodeWriter &code, const std::string &name, const LoopKernel &loop,
+                        const Parameters &parameters) {
+    std::vector<std::string> declarations{"const int64_t numel"};
+    declarations.insert(declarations.end(), parameters.declarations.begin(),
+                        parameters.declarations.end());
+    code.open("__global__ void __launch_bounds__(" + std::to_string(kBlockThreads) + ") " + name +
+              "_vec4_kernel(" + joined(declarations) + ")");
+    code.line("const int64_t vectors = numel / 4;");
+    code.open("for (int64_t v = tc::cuda::global_thread(); v < vectors; "
+              "v += tc::cuda::grid_threads())");
+    std::vector<std::string> lanes;
+    for (size_t k = 0; k < loop.outerInputs.size(); ++k) {
+      std::string k_ = std::to_string(k);
+      code.line("const tc::cuda::vec4<" + ctype(loop.outerInputs[k]) + "> a" + k_ +
+                " = tc::cuda::load_vec4(in" + k_ + ", v);");
+      lanes.push_back("a" + k_ + ".lane[l]");
+    }
+    for (size_t r = 0; r < loop.outerResults.size(); ++r) {
+      std::string r_ = std::to_string(r);
+      code.line("tc::cuda::vec4<" + ctype(loop.outerResults[r]) + "> r" + r_ + ";");
+      lanes.push_back("r" + r_ + ".lane[l]");
+    }
+    code.line("#pragma unroll");
+    code.open("for (int l = 0; l < 4; ++l)");
+    code.line(name + "(" + joined(lanes) + ");");
+    code.close();
+    for (size_t r = 0; r < loop.outerResults.size(); ++r)
+      code.line("tc::cuda::store_vec4(out" + std::to_string(r) + ", v, r" + std::to_string(r) +
+                ");");
+    code.close();
+    code.open("for (int64_t o = vectors * 4 + tc::cuda::global_thread(); o < numel; "
+              "o += tc::cuda::grid_threads())");
+    std::vector<std::string> scalars;
+    for (size_t k = 0; k < loop.outerInputs.size(); ++k)
+      scalars.push_back("in" + std::to_string(k) + "[o]");
+    for (const std::string &output : outputsAt(loop.outerResults.size(), "o"))
+      scalars.push_back(output);
+    code.line(name + "(" + joined(scalars) + ");");
+    code.close();
+    code.close();
+    code.line();
   }
 
   /// One block per kept-dim position; a block reduction over the reduced extent.
@@ -367,7 +441,7 @@ private:
     code.line("return index;");
     code.close();
     emitLauncher(code, name, indexType, parameters, "index.outputs",
-                   "tc::cuda::reduction_blocks(index.outputs)");
+                 "tc::cuda::reduction_blocks(index.outputs)");
     code.line("#endif");
     kernel.code = code.str();
     kernels_.push_back(std::move(kernel));

@@ -48,8 +48,11 @@ void EmitState::copyElements(const std::string &type, const std::string &source,
 std::string EmitState::currentNodeLabel() const {
   if (currentNode_ == nullptr)
     return "output copies";
-  std::string label = "node '" + currentNode_->name() + "' (" +
-                      std::string(ir::opName(currentNode_->op())) + ")";
+  // Nodes read from text IR (and some made by passes) have no name: their result's is used.
+  std::string name = currentNode_->name();
+  if (name.empty() && currentNode_->numResults() > 0)
+    name = currentNode_->result(0)->name();
+  std::string label = "node '" + name + "' (" + std::string(ir::opName(currentNode_->op())) + ")";
   std::string escaped; // a C string literal's contents (passed as a %s argument)
   for (char c : label) {
     if (c == '"' || c == '\\')

@@ -66,7 +66,30 @@ template <int Kept, int Reduced, int Inputs> struct reduction_index {
   int64_t offset[extent_of(Inputs)];
 };
 
+/// Four consecutive elements as one aligned vector, so that a dense kernel moves 4 elements
+/// per load/store instruction (16 bytes for 4-byte types; 8 for half/bf16; two 16-byte
+/// accesses for 8-byte types, whose alignment is capped at CUDA's 16-byte maximum).
+template <typename T> struct alignas(sizeof(T) * 4 < 16 ? sizeof(T) * 4 : 16) vec4 {
+  T lane[4];
+};
+
+#if !defined(__CUDACC_RTC__)
+/// Whether `pointer` may be read or written as vec4<T> (launchers check before choosing a
+/// vectorized kernel: the caller's tensors need not be aligned).
+template <typename T> inline bool vec4_aligned(const T *pointer) {
+  return reinterpret_cast<uintptr_t>(pointer) % alignof(vec4<T>) == 0;
+}
+#endif
+
 #if defined(TC_CUDA_DEVICE_CODE)
+
+/// Vector `v` of `data` (elements 4v .. 4v+3), which must be vec4-aligned.
+template <typename T> __device__ inline vec4<T> load_vec4(const T *data, int64_t v) {
+  return reinterpret_cast<const vec4<T> *>(data)[v];
+}
+template <typename T> __device__ inline void store_vec4(T *data, int64_t v, const vec4<T> &value) {
+  reinterpret_cast<vec4<T> *>(data)[v] = value;
+}
 
 /// The launch's dynamic shared memory (the `smem` bytes of TC_LAUNCH), 16-byte aligned.
 template <typename T> __device__ inline T *dynamic_shared() {
