@@ -130,6 +130,11 @@ Status emitElementwiseNode(const ir::Node &node, EmitState &state);
 /// epilogue fusion, first the library call that writes the output the kernel finishes in place.
 Status emitCudaKernelLaunch(const ir::Node &node, EmitState &state);
 
+/// <name>.h: the model's C ABI and C++ wrapper (model_abi.cpp).
+std::string modelHeader(const EmitOptions &options);
+/// <name>_run.cpp: the runner's entry point (model_abi.cpp).
+std::string modelRunner(const EmitOptions &options);
+
 // The parts of a CUDA bundle's <name>.cu that differ from the CPU bundle (cuda_host.cpp).
 /// Standard, CUDA and kernel-library includes.
 void emitCudaIncludes(CodeWriter &code);
