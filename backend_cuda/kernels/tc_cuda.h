@@ -187,13 +187,36 @@ struct min_op {
   }
 };
 
+/// The largest value of integer type C (bool: true), computed rather than taken from
+/// std::numeric_limits, whose members nvcc does not let device code call without
+/// --expt-relaxed-constexpr.
+template <typename C> TC_HD constexpr C integer_max() {
+  if constexpr (std::is_same<C, bool>::value) {
+    return true;
+  } else {
+    using U = typename std::make_unsigned<C>::type;
+    if constexpr (std::is_signed<C>::value)
+      return static_cast<C>(static_cast<U>(~U(0)) >> 1);
+    else
+      return static_cast<C>(~U(0));
+  }
+}
+
+/// The smallest value of integer type C (bool: false).
+template <typename C> TC_HD constexpr C integer_min() {
+  if constexpr (std::is_signed<C>::value)
+    return static_cast<C>(-integer_max<C>() - 1);
+  else
+    return C(0);
+}
+
 /// The identity of amax over T: -infinity for floating T, the minimum for integers.
 template <typename T> TC_HD inline extremum_t<T> lowest_value() {
   using C = extremum_t<T>;
   if constexpr (std::is_floating_point<C>::value)
     return -infinity<C>();
   else
-    return std::numeric_limits<C>::lowest();
+    return integer_min<C>();
 }
 
 /// The identity of amin over T: +infinity for floating T, the maximum for integers.
@@ -202,7 +225,7 @@ template <typename T> TC_HD inline extremum_t<T> highest_value() {
   if constexpr (std::is_floating_point<C>::value)
     return infinity<C>();
   else
-    return std::numeric_limits<C>::max();
+    return integer_max<C>();
 }
 
 #if defined(TC_CUDA_DEVICE_CODE)

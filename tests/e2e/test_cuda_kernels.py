@@ -47,3 +47,17 @@ def test_nvcc_compiles_emitted_cuda(thunderc, tmp_path, model):
                   "-Werror=all-warnings", "-I", KERNELS_DIR, str(source),
                   "-o", str(tmp_path / f"{model}.o")])
     assert os.path.getsize(tmp_path / f"{model}.o") > 0, result.stderr
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
+def test_nvcc_compiles_integer_extremum_kernels(thunderc, tmp_path):
+    """Integer amax/amin kernels start from the type's limits; std::numeric_limits is not
+    callable from device code under plain nvcc (NVRTC's own headers allow it, so --verify
+    alone would not notice)."""
+    tir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lit", "cuda", "Inputs",
+                       "integer_extrema.tir")
+    source = tmp_path / "integer_extrema.cu"
+    source.write_text(run([thunderc, tir, "-O2", "--emit=cuda"]).stdout)
+    assert "reduction" in source.read_text()
+    run(["nvcc", "-c", "-arch=sm_80", "-std=c++17", "-Werror=all-warnings", "-I", KERNELS_DIR,
+         str(source), "-o", str(tmp_path / "integer_extrema.o")])

@@ -1,0 +1,314 @@
+// tcg GEMM and convolution, the CUDA twins of tc_kernels_linalg.h. Floating GEMMs are one
+// cublasGemmStridedBatchedEx call (row-major operands read as their column-major transposes);
+// integer GEMMs run a shared-memory tiled kernel accumulating in double like tc::gemm_loops.
+// conv2d is im2col + a GEMM batched over groups per image, a single GEMM batched over images
+// for ungrouped 1x1 convolutions, or a direct kernel when each group has one input channel
+// (depthwise).
+#pragma once
+
+#include "tc_cuda_lib_common.h"
+
+namespace tcg {
+namespace detail {
+
+/// cuBLAS takes batch counts as int and some of its kernels put the batch on grid z.
+constexpr int64_t kMaxBlasBatch = 65535;
+/// Edge of the integer GEMM's output tile (kTile x kTile threads = kThreads).
+constexpr int kTile = 16;
+static_assert(kTile * kTile == kThreads, "one thread per output of a tile");
+
+template <typename T> struct blas_type;
+template <> struct blas_type<float> { static constexpr cudaDataType_t value = CUDA_R_32F; };
+template <> struct blas_type<double> { static constexpr cudaDataType_t value = CUDA_R_64F; };
+template <> struct blas_type<tc::half> { static constexpr cudaDataType_t value = CUDA_R_16F; };
+template <> struct blas_type<tc::bfloat16> { static constexpr cudaDataType_t value = CUDA_R_16BF; };
+
+/// c[i] = alpha * 0 + beta * c[i] (c not read when beta == 0): a GEMM with k == 0.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    scale_kernel(T *__restrict__ c, int64_t count, double alpha, double beta) {
+  for (int64_t i = tc::cuda::global_thread(); i < count; i += tc::cuda::grid_threads()) {
+    double value = alpha * 0.0;
+    if (beta != 0.0)
+      value += beta * tc::cast<double>(c[i]);
+    c[i] = tc::cast<T>(value);
+  }
+}
+
+/// tc::gemm_loops on the GPU: kTile x kTile output tiles, A and B staged through shared memory
+/// as doubles, each output an ascending double sum over k (the CPU's exact order).
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    gemm_tiled_kernel(int64_t batch, int64_t m, int64_t n, int64_t k, const T *__restrict__ a,
+                      int64_t a_batch_stride, bool trans_a, const T *__restrict__ b,
+                      int64_t b_batch_stride, bool trans_b, double alpha, double beta,
+                      T *__restrict__ c) {
+  __shared__ double a_tile[kTile][kTile + 1];
+  __shared__ double b_tile[kTile][kTile + 1];
+  const int tx = static_cast<int>(threadIdx.x) % kTile;
+  const int ty = static_cast<int>(threadIdx.x) / kTile;
+  const int64_t m_tiles = (m + kTile - 1) / kTile;
+  const int64_t n_tiles = (n + kTile - 1) / kTile;
+  for (int64_t z = blockIdx.z; z < batch; z += gridDim.z) {
+    const T *a_matrix = a + z * a_batch_stride;
+    const T *b_matrix = b + z * b_batch_stride;
+    T *c_matrix = c + z * m * n;
+    for (int64_t tm = blockIdx.y; tm < m_tiles; tm += gridDim.y) {
+      for (int64_t tn = blockIdx.x; tn < n_tiles; tn += gridDim.x) {
+        const int64_t i = tm * kTile + ty;
+        const int64_t j = tn * kTile + tx;
+        double sum = 0.0;
+        for (int64_t p0 = 0; p0 < k; p0 += kTile) {
+          const int64_t ap = p0 + tx; // A tile: (row i, column ap)
+          a_tile[ty][tx] =
+              i < m && ap < k
+                  ? tc::cast<double>(ldg(a_matrix + (trans_a ? ap * m + i : i * k + ap)))
+                  : 0.0;
+          const int64_t bp = p0 + ty; // B tile: (row bp, column j)
+          b_tile[ty][tx] =
+              bp < k && j < n
+                  ? tc::cast<double>(ldg(b_matrix + (trans_b ? j * k + bp : bp * n + j)))
+                  : 0.0;
+          __syncthreads();
+#pragma unroll
+          for (int q = 0; q < kTile; ++q)
+            sum += a_tile[ty][q] * b_tile[q][tx];
+          __syncthreads();
+        }
+        if (i < m && j < n) {
+          double value = alpha * sum;
+          if (beta != 0.0)
+            value += beta * tc::cast<double>(c_matrix[i * n + j]);
+          c_matrix[i * n + j] = tc::cast<T>(value);
+        }
+      }
+    }
+  }
+}
+
+/// Row-major C = A B is column-major C^T = B^T A^T: cuBLAS's first operand is our B (n x k
+/// after its op), its second our A, and C^T has leading dimension n. alpha and beta are host
+/// scalars (the handle's default CUBLAS_POINTER_MODE_HOST).
+template <typename T>
+result gemm_blas(const exec &ex, int64_t batch, int64_t m, int64_t n, int64_t k, const T *a,
+                 int64_t a_batch_stride, bool trans_a, const T *b, int64_t b_batch_stride,
+                 bool trans_b, double alpha, double beta, T *c) {
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
+    return unsupported("tcg::gemm", "a GEMM dimension above INT_MAX (cuBLAS takes int)");
+  using Scale = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+  const auto alpha_value = static_cast<Scale>(alpha);
+  const auto beta_value = static_cast<Scale>(beta);
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  if (std::is_same<T, double>::value)
+    compute = CUBLAS_COMPUTE_64F;
+  else if (std::is_same<T, float>::value && ex.allow_tf32)
+    compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+  const cudaDataType_t type = blas_type<T>::value;
+  const auto ld_b = static_cast<int>(trans_b ? k : n);
+  const auto ld_a = static_cast<int>(trans_a ? m : k);
+  for (int64_t first = 0; first < batch; first += kMaxBlasBatch) {
+    const int64_t count = batch - first < kMaxBlasBatch ? batch - first : kMaxBlasBatch;
+    const cublasStatus_t status = cublasGemmStridedBatchedEx(
+        ex.blas, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+        static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &alpha_value,
+        b + first * b_batch_stride, type, ld_b, b_batch_stride, a + first * a_batch_stride, type,
+        ld_a, a_batch_stride, &beta_value, c + first * m * n, type, static_cast<int>(n), m * n,
+        static_cast<int>(count), compute, CUBLAS_GEMM_DEFAULT);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return check(status, "cublasGemmStridedBatchedEx");
+  }
+  return result{};
+}
+
+/// A convolution's geometry, passed by value.
+struct conv_shape {
+  int64_t C, H, W, O, KH, KW;
+  int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, groups, OH, OW;
+};
+
+/// Unfolds one image x [C, H, W] into columns [C * KH * KW, OH * OW] (every group's rows in
+/// turn); taps in the padding read 0. Rows go on grid y, output pixels on x (32-bit math: the
+/// caller checked OH * OW < 2^32).
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    im2col_kernel(const T *__restrict__ x, conv_shape s, T *__restrict__ columns) {
+  const int64_t rows = s.C * s.KH * s.KW;
+  const auto pixels = static_cast<uint32_t>(s.OH * s.OW);
+  const auto width = static_cast<uint32_t>(s.OW);
+  const T zero = tc::cast<T>(0);
+  for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    const int64_t kw = row % s.KW;
+    const int64_t kh = row / s.KW % s.KH;
+    const T *plane = x + row / (s.KW * s.KH) * s.H * s.W;
+    T *target = columns + row * pixels;
+    for (uint32_t p = blockIdx.x * blockDim.x + threadIdx.x; p < pixels;
+         p += gridDim.x * blockDim.x) {
+      const uint32_t oh = p / width;
+      const int64_t ih = oh * s.stride_h - s.pad_h + kh * s.dil_h;
+      const int64_t iw = (p - oh * width) * s.stride_w - s.pad_w + kw * s.dil_w;
+      target[p] = ih >= 0 && ih < s.H && iw >= 0 && iw < s.W ? ldg(plane + ih * s.W + iw) : zero;
+    }
+  }
+}
+
+/// Convolution when each group has one input channel (depthwise, with any channel
+/// multiplier): one thread per output, accumulating in float (double for double), bias last.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    direct_conv_kernel(const T *__restrict__ x, const T *__restrict__ weight,
+                       const T *__restrict__ bias, conv_shape s, int64_t count, T *__restrict__ y) {
+  using F = float_acc_t<T>;
+  const int64_t group_outputs = s.O / s.groups;
+  for (int64_t i = tc::cuda::global_thread(); i < count; i += tc::cuda::grid_threads()) {
+    const int64_t ow = i % s.OW;
+    const int64_t oh = i / s.OW % s.OH;
+    const int64_t plane = i / (s.OW * s.OH); // n * O + o
+    const int64_t o = plane % s.O;
+    const T *input = x + ((plane - o) / s.O * s.C + o / group_outputs) * s.H * s.W;
+    const T *taps = weight + o * s.KH * s.KW;
+    F sum = F(0);
+    for (int64_t kh = 0; kh < s.KH; ++kh) {
+      const int64_t ih = oh * s.stride_h - s.pad_h + kh * s.dil_h;
+      if (ih < 0 || ih >= s.H)
+        continue;
+      for (int64_t kw = 0; kw < s.KW; ++kw) {
+        const int64_t iw = ow * s.stride_w - s.pad_w + kw * s.dil_w;
+        if (iw >= 0 && iw < s.W)
+          sum += tc::cast<F>(ldg(input + ih * s.W + iw)) * tc::cast<F>(ldg(taps + kh * s.KW + kw));
+      }
+    }
+    if (bias)
+      sum += tc::cast<F>(ldg(bias + o));
+    y[i] = tc::cast<T>(sum);
+  }
+}
+
+/// y[n, o, :] = bias[o] over planes [N * O] of `pixels` (blockDim.y planes per block).
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    bias_fill_kernel(const T *__restrict__ bias, int64_t planes, int64_t O, int64_t pixels,
+                     T *__restrict__ y) {
+  const int64_t plane_step = static_cast<int64_t>(gridDim.x) * blockDim.y;
+  for (int64_t plane = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y; plane < planes;
+       plane += plane_step) {
+    const T value = ldg(bias + plane % O);
+    for (int64_t p = threadIdx.x; p < pixels; p += blockDim.x)
+      y[plane * pixels + p] = value;
+  }
+}
+
+} // namespace detail
+
+/// tc::gemm: C[i] = alpha * op(A[i]) @ op(B[i]) + beta * C[i] for i < batch, row-major, A[i]
+/// stored [m, k] (trans_a: [k, m]), B[i] [k, n] (trans_b: [n, k]), batch stride 0 broadcasting,
+/// C contiguous [batch, m, n]; beta == 0 does not read C; k == 0 gives beta * C. Floating T:
+/// cuBLAS on ex.blas (bound to ex.stream by the caller), fp32 accumulation (fp64 for double;
+/// TF32 tensor cores for float when ex.allow_tf32), batches split at 65535; a dimension above
+/// INT_MAX is unsupported. Integer T: a tiled kernel summing in double like tc::gemm_loops.
+template <typename T>
+result gemm(const exec &ex, int64_t batch, int64_t m, int64_t n, int64_t k, const T *a,
+            int64_t a_batch_stride, bool trans_a, const T *b, int64_t b_batch_stride, bool trans_b,
+            double alpha, double beta, T *c) {
+  if (batch <= 0 || m <= 0 || n <= 0)
+    return result{};
+  // Row-major A batches against one shared B are one taller product (as in tc::gemm).
+  if (batch > 1 && b_batch_stride == 0 && !trans_a && a_batch_stride == m * k) {
+    m *= batch;
+    batch = 1;
+  }
+  if (k <= 0) {
+    const int64_t count = batch * m * n;
+    TC_LAUNCH(detail::blocks_for(count), detail::kThreads, 0, ex.stream, detail::scale_kernel<T>)
+    (c, count, alpha, beta);
+    return detail::launched();
+  }
+  if constexpr (tc::is_floating<T>::value) {
+    return detail::gemm_blas(ex, batch, m, n, k, a, a_batch_stride, trans_a, b, b_batch_stride,
+                             trans_b, alpha, beta, c);
+  } else {
+    const dim3 grid(detail::grid_yz((n + detail::kTile - 1) / detail::kTile),
+                    detail::grid_yz((m + detail::kTile - 1) / detail::kTile),
+                    detail::grid_yz(batch));
+    TC_LAUNCH(grid, detail::kThreads, 0, ex.stream, detail::gemm_tiled_kernel<T>)
+    (batch, m, n, k, a, a_batch_stride, trans_a, b, b_batch_stride, trans_b, alpha, beta, c);
+    return detail::launched();
+  }
+}
+
+/// Elements of T that conv2d needs in `workspace`: the im2col matrix of one image, all
+/// groups, [C * KH * KW, OH * OW]; 0 when each group has one input channel (the direct
+/// kernel needs none).
+inline int64_t conv2d_workspace_size(int64_t C, int64_t KH, int64_t KW, int64_t OH, int64_t OW,
+                                     int64_t groups) {
+  if (groups > 0 && C == groups)
+    return 0;
+  return C * KH * KW * OH * OW;
+}
+
+/// tc::conv2d: x [N, C, H, W] (*) weight [O, C / groups, KH, KW] + bias [O] (may be null) ->
+/// y [N, O, OH, OW]. Per image: im2col into `workspace` (conv2d_workspace_size elements), then
+/// one GEMM batched over groups into y, pre-filled with the bias (beta = 1). Ungrouped 1x1
+/// stride-1 unpadded convolutions are one GEMM batched over images; depthwise ones a direct
+/// kernel. Unsupported: groups not dividing C and O, OH * OW >= 2^32.
+template <typename T>
+result conv2d(const exec &ex, const T *x, int64_t N, int64_t C, int64_t H, int64_t W,
+              const T *weight, int64_t O, int64_t KH, int64_t KW, const T *bias, int64_t stride_h,
+              int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dil_h, int64_t dil_w,
+              int64_t groups, T *y, int64_t OH, int64_t OW, T *workspace) {
+  if (N <= 0 || O <= 0 || OH <= 0 || OW <= 0)
+    return result{};
+  if (groups <= 0 || C % groups != 0 || O % groups != 0)
+    return detail::unsupported("tcg::conv2d", "groups must divide the channel counts");
+  const detail::conv_shape shape{C,     H,     W,     O,     KH,     KW, stride_h, stride_w,
+                                 pad_h, pad_w, dil_h, dil_w, groups, OH, OW};
+  const int64_t group_channels = C / groups;
+  const int64_t group_outputs = O / groups;
+  const int64_t taps = group_channels * KH * KW;
+  const int64_t pixels = OH * OW;
+  if (group_channels == 1) {
+    const int64_t count = N * O * pixels;
+    TC_LAUNCH(detail::blocks_for(count), detail::kThreads, 0, ex.stream,
+              detail::direct_conv_kernel<T>)
+    (x, weight, bias, shape, count, y);
+    return detail::launched();
+  }
+  if (pixels > UINT32_MAX)
+    return detail::unsupported("tcg::conv2d", "an output plane of 2^32 pixels or more");
+  if (bias) {
+    unsigned width = 1;
+    while (width < detail::kThreads && width < pixels)
+      width *= 2;
+    TC_LAUNCH(detail::blocks_for(N * O * width), dim3(width, detail::kThreads / width), 0,
+              ex.stream, detail::bias_fill_kernel<T>)
+    (bias, N * O, O, pixels, y);
+    const result filled = detail::launched();
+    if (!filled.ok())
+      return filled;
+  }
+  const double beta = bias ? 1.0 : 0.0;
+  const bool pointwise = KH == 1 && KW == 1 && stride_h == 1 && stride_w == 1 && pad_h == 0 &&
+                         pad_w == 0 && OH == H && OW == W;
+  if (pointwise && groups == 1)
+    return gemm<T>(ex, N, O, pixels, C, weight, 0, false, x, C * H * W, false, 1.0, beta, y);
+  for (int64_t image = 0; image < N; ++image) {
+    const T *planes = x + image * C * H * W;
+    const T *columns = planes; // pointwise: the image is its own column matrix
+    if (!pointwise) {
+      const dim3 grid(detail::blocks_for(pixels), detail::grid_yz(C * KH * KW));
+      TC_LAUNCH(grid, detail::kThreads, 0, ex.stream, detail::im2col_kernel<T>)
+      (planes, shape, workspace);
+      const result unfolded = detail::launched();
+      if (!unfolded.ok())
+        return unfolded;
+      columns = workspace;
+    }
+    const result product =
+        gemm<T>(ex, groups, group_outputs, pixels, taps, weight, group_outputs * taps, false,
+                columns, taps * pixels, false, 1.0, beta, y + image * O * pixels);
+    if (!product.ok())
+      return product;
+  }
+  return result{};
+}
+
+} // namespace tcg

@@ -1,0 +1,365 @@
+// Tests of tcg, the CUDA kernel library (backend_cuda/kernels/tc_cuda_lib.h), on the CPU
+// emulation of CUDA: data movement, gathers and reductions against the CPU library functions
+// of the same names (tc_kernels.h) on pseudo-random inputs with odd sizes, permuted, sliced and
+// broadcast views, both reduction layouts, NaN and tie rules, every fast path and the error
+// and limit results. The NN ops, GEMM, convolution and attention are in lib_nn_test.cpp.
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "lib_test_util.h"
+
+namespace {
+
+using namespace lib_test;
+
+// ---- data movement ----
+
+template <typename T>
+void checkStridedCopy(std::vector<int64_t> shape, std::vector<int64_t> strides, int64_t offset,
+                      int64_t inputSize) {
+  Context context;
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
+  const Array<T> input = randomArray<T>(inputSize, -50, 50, 7);
+  Array<T> want = randomArray<T>(count, 0, 1, 9); // sentinels where nothing is written
+  Buffer<T> x(input), y(want);
+  tc::strided_copy(input.data(), offset, strides.data(), static_cast<int>(shape.size()),
+                   shape.data(), want.data());
+  REQUIRE_OK(tcg::strided_copy(context.ex, x.data(), offset, strides.data(),
+                               static_cast<int>(shape.size()), shape.data(), y.data()));
+  expectEqual(y.read(), want);
+}
+
+TEST_CASE("tcg::strided_copy: permutes, broadcasts, slices, scalars and empty views") {
+  checkStridedCopy<float>({9, 5, 7}, {1, 63, 9}, 0, 315);      // permute(2, 0, 1)
+  checkStridedCopy<int8_t>({9, 5, 7}, {1, 63, 9}, 0, 315);     // the same, one-byte elements
+  checkStridedCopy<tc::half>({7, 5, 9}, {9, 63, 1}, 0, 315);   // inner dim kept: rows
+  checkStridedCopy<float>({4, 33, 8}, {0, 8, 1}, 0, 264);      // broadcast, 16-byte vectors
+  checkStridedCopy<double>({3, 1, 2, 5}, {0, 0, 5, 1}, 4, 14); // broadcast + size-1 dim
+  checkStridedCopy<int64_t>({4, 8}, {24, 1}, 15, 120);         // slice with step, offset
+  checkStridedCopy<bool>({2, 12}, {12, 1}, 24, 60);            // contiguous window: memcpy
+  checkStridedCopy<tc::bfloat16>({3, 1000}, {1, 3}, 0, 3000);  // transpose of [1000, 3]
+  checkStridedCopy<uint8_t>({257}, {2}, 1, 515);               // one strided dim
+  checkStridedCopy<int32_t>({}, {}, 5, 9);                     // rank 0: one element
+  checkStridedCopy<int16_t>({3, 0, 4}, {4, 4, 1}, 0, 12);      // empty: writes nothing
+  checkStridedCopy<float>({1, 1, 1}, {0, 0, 0}, 2, 3);         // all size-1 dims
+}
+
+TEST_CASE("tcg::strided_copy refuses more than 8 unmergeable dims") {
+  Context context;
+  std::vector<int64_t> shape(9, 2), strides(9);
+  for (int d = 0; d < 9; ++d)
+    strides[static_cast<size_t>(d)] = int64_t(1) << d; // a full transpose: nothing merges
+  Buffer<float> x(512), y(512);
+  const tcg::result outcome =
+      tcg::strided_copy(context.ex, x.data(), 0, strides.data(), 9, shape.data(), y.data());
+  CHECK_FALSE(outcome.ok());
+  CHECK(outcome.code == tcg::kUnsupported);
+}
+
+template <typename T> void checkConcatStores() {
+  Context context;
+  // cat([a [5, 7], b [5, 13]], dim 1) into [5, 20], then a transposed store of c [4, 5].
+  const Array<T> a = randomArray<T>(35, -9, 9, 1), b = randomArray<T>(65, -9, 9, 2);
+  const Array<T> c = randomArray<T>(20, -9, 9, 3);
+  Array<T> want = randomArray<T>(120, -9, 9, 4);
+  Buffer<T> da(a), db(b), dc(c), out(want);
+  const int64_t aShape[] = {5, 7}, bShape[] = {5, 13}, rowStrides[] = {20, 1};
+  const int64_t cShape[] = {4, 5}, cStrides[] = {1, 4};
+  tc::strided_store(a.data(), 2, aShape, want.data(), 0, rowStrides);
+  tc::strided_store(b.data(), 2, bShape, want.data(), 7, rowStrides);
+  tc::strided_store(c.data(), 2, cShape, want.data(), 100, cStrides);
+  REQUIRE_OK(tcg::strided_store(context.ex, da.data(), 2, aShape, out.data(), 0, rowStrides));
+  REQUIRE_OK(tcg::strided_store(context.ex, db.data(), 2, bShape, out.data(), 7, rowStrides));
+  REQUIRE_OK(tcg::strided_store(context.ex, dc.data(), 2, cShape, out.data(), 100, cStrides));
+  expectEqual(out.read(), want);
+}
+
+TEST_CASE("tcg::strided_store: concat windows and transposed stores") {
+  checkConcatStores<float>();
+  checkConcatStores<tc::half>();
+  checkConcatStores<bool>();
+  checkConcatStores<int64_t>();
+  // Rows of whole 16-byte vectors at a 16-byte offset take the vectorized path.
+  Context context;
+  const Array<float> in = randomArray<float>(32, -1, 1, 5);
+  Array<float> want = randomArray<float>(64, -1, 1, 6);
+  Buffer<float> x(in), y(want);
+  const int64_t shape[] = {4, 8}, strides[] = {16, 1};
+  tc::strided_store(in.data(), 2, shape, want.data(), 8, strides);
+  REQUIRE_OK(tcg::strided_store(context.ex, x.data(), 2, shape, y.data(), 8, strides));
+  expectEqual(y.read(), want);
+}
+
+TEST_CASE("tcg::copy") {
+  Context context;
+  for (int64_t count : {1, 7, 1001}) {
+    const Array<tc::half> input = randomArray<tc::half>(count, -3, 3, 11);
+    Buffer<tc::half> x(input), y(count);
+    REQUIRE_OK(tcg::copy(context.ex, x.data(), count, y.data()));
+    expectEqual(y.read(), input);
+  }
+  REQUIRE_OK(tcg::copy<float>(context.ex, nullptr, 0, nullptr)); // zero-size: nothing
+}
+
+template <typename T> void checkTriangle(bool inPlace) {
+  Context context;
+  const int64_t batch = 3, rows = 7, cols = 33;
+  for (int64_t diagonal : {-2, 0, 3}) {
+    for (bool upper : {false, true}) {
+      const Array<T> input = randomArray<T>(batch * rows * cols, -5, 5, 13);
+      Array<T> want(input.size());
+      tc::triangle(input.data(), batch, rows, cols, diagonal, upper, want.data());
+      Buffer<T> x(input), y(input.size());
+      T *target = inPlace ? x.data() : y.data();
+      REQUIRE_OK(tcg::triangle(context.ex, x.data(), batch, rows, cols, diagonal, upper, target));
+      expectEqual(inPlace ? x.read() : y.read(), want);
+    }
+  }
+}
+
+TEST_CASE("tcg::triangle: tril/triu, diagonals, in place") {
+  checkTriangle<float>(false);
+  checkTriangle<int64_t>(true);
+  checkTriangle<tc::bfloat16>(true);
+  checkTriangle<bool>(false);
+}
+
+template <typename T> void checkFill(double value) {
+  Context context;
+  for (int64_t count : {1, 7, 33, 1000}) {
+    // Start one element into the allocation: a misaligned head, vectors, then a tail; the
+    // elements around the range must keep their sentinels.
+    Array<T> want = randomArray<T>(count + 2, 0, 9, 17);
+    Buffer<T> y(want);
+    tc::fill(want.data() + 1, count, value);
+    REQUIRE_OK(tcg::fill(context.ex, y.data() + 1, count, value));
+    expectEqual(y.read(), want);
+  }
+}
+
+TEST_CASE("tcg::fill: misaligned heads, vector bodies, tails") {
+  checkFill<float>(2.5);
+  checkFill<double>(-1e300);
+  checkFill<tc::half>(65519.0); // rounds to the largest half, like cast<half>
+  checkFill<int8_t>(-7.9);      // truncates toward zero
+  checkFill<bool>(0.5);
+  checkFill<int64_t>(3e12);
+}
+
+template <typename T> void checkArange(int64_t count, double start, double step) {
+  Context context;
+  Array<T> want(count);
+  tc::arange(want.data(), count, start, step);
+  Buffer<T> y(count);
+  REQUIRE_OK(tcg::arange(context.ex, y.data(), count, start, step));
+  expectEqual(y.read(), want);
+}
+
+TEST_CASE("tcg::arange") {
+  checkArange<float>(1000, -3.5, 0.25);
+  checkArange<int64_t>(7, 2, 3);
+  checkArange<tc::half>(33, 0.1, 0.3);
+  checkArange<double>(1, 5, 1);
+}
+
+// ---- gathers ----
+
+template <typename T, typename I> void checkIndexSelect(int64_t outer, int64_t inner) {
+  Context context;
+  const int64_t extent = 11, count = 33;
+  const Array<T> table = randomArray<T>(outer * extent * inner, -4, 4, 19);
+  const Array<I> index = randomArray<I>(count, 0, extent, 23);
+  Array<T> want(outer * count * inner);
+  REQUIRE(tc::index_select(table.data(), outer, extent, inner, index.data(), count, want.data()));
+  Buffer<T> x(table), y(want.size());
+  Buffer<I> indices(index);
+  REQUIRE_OK(tcg::index_select(context.ex, x.data(), outer, extent, inner, indices.data(), count,
+                               y.data()));
+  expectEqual(y.read(), want);
+  CHECK(context.errorFlag() == 0);
+}
+
+TEST_CASE("tcg::index_select and tcg::embedding") {
+  checkIndexSelect<float, int64_t>(3, 8);    // rows of 16-byte vectors
+  checkIndexSelect<tc::half, int32_t>(3, 5); // odd rows, element by element
+  checkIndexSelect<int64_t, int32_t>(1, 1);  // one element per row
+  checkIndexSelect<bool, int64_t>(2, 300);   // rows longer than a block
+  Context context;
+  const Array<double> weight = randomArray<double>(11 * 6, -1, 1, 29);
+  const Array<int64_t> index = randomArray<int64_t>(257, 0, 11, 31);
+  Array<double> want(257 * 6);
+  REQUIRE(tc::embedding(weight.data(), 11, 6, index.data(), 257, want.data()));
+  Buffer<double> w(weight), y(want.size());
+  Buffer<int64_t> indices(index);
+  REQUIRE_OK(tcg::embedding(context.ex, w.data(), 11, 6, indices.data(), 257, y.data()));
+  expectEqual(y.read(), want);
+  CHECK(context.errorFlag() == 0);
+}
+
+TEST_CASE("tcg::embedding: an out-of-range index zeroes its row and sets the error flag") {
+  for (int32_t bad : {11, -1}) {
+    Context context;
+    const int64_t V = 11, D = 8;
+    const Array<float> weight = randomArray<float>(V * D, 1, 2, 37); // no zeros
+    Array<int32_t> index = randomArray<int32_t>(5, 0, V, 41);
+    index[2] = bad;
+    Buffer<float> w(weight), y(5 * D);
+    Buffer<int32_t> indices(index);
+    REQUIRE_OK(tcg::embedding(context.ex, w.data(), V, D, indices.data(), 5, y.data()));
+    CHECK(context.errorFlag() == 1);
+    const Array<float> got = y.read();
+    for (int64_t i = 0; i < 5; ++i)
+      for (int64_t d = 0; d < D; ++d)
+        CHECK(got[i * D + d] == (i == 2 ? 0.0f : weight[index[i] * D + d]));
+  }
+}
+
+// ---- reductions ----
+
+static_assert(int(tcg::reduce_kind::sum) == int(tc::reduce_kind::sum) &&
+                  int(tcg::reduce_kind::mean) == int(tc::reduce_kind::mean) &&
+                  int(tcg::reduce_kind::amax) == int(tc::reduce_kind::amax) &&
+                  int(tcg::reduce_kind::amin) == int(tc::reduce_kind::amin) &&
+                  int(tcg::reduce_kind::prod) == int(tc::reduce_kind::prod),
+              "the kinds correspond one to one");
+
+/// The shapes every reduction runs on: warp rows (short), block rows (few, or extent > 1024),
+/// columns (inner > 1, odd), single elements and empty extents. (Many medium rows, which
+/// also take a warp each, run in lib_nn_test.cpp's softmax: the same kernel and group code.)
+struct ReduceShape {
+  int64_t outer, extent, inner;
+};
+const ReduceShape kReduceShapes[] = {{5, 33, 1}, {3, 1500, 1}, {9, 200, 1},
+                                     {1, 1, 1},  {2, 7, 33},   {3, 257, 7},
+                                     {4, 0, 1},  {2, 0, 3},    {1000, 2, 1}};
+
+/// Marks NaNs into a few rows (floating T) so that the NaN rules are exercised.
+template <typename T> void sprinkleNaN(Array<T> &values) {
+  if constexpr (tc::is_floating<T>::value)
+    for (int64_t i = 3; i < values.size(); i += 97)
+      values[i] = tc::cast<T>(std::nan(""));
+}
+
+template <typename T, typename Out> void checkReduce(bool withNaN) {
+  for (const ReduceShape &shape : kReduceShapes) {
+    for (auto kind : {tcg::reduce_kind::sum, tcg::reduce_kind::mean, tcg::reduce_kind::amax,
+                      tcg::reduce_kind::amin, tcg::reduce_kind::prod}) {
+      CAPTURE(shape.outer);
+      CAPTURE(shape.extent);
+      CAPTURE(shape.inner);
+      CAPTURE(static_cast<int>(kind));
+      Context context;
+      const int64_t outputs = shape.outer * shape.inner;
+      // Floating products of many factors in [0.5, 1.5] stay finite; everything else sees
+      // both signs, and integer sums and products of |x| < 20 wrap.
+      const bool finiteProduct = kind == tcg::reduce_kind::prod && tc::is_floating<T>::value;
+      Array<T> input = randomArray<T>(outputs * shape.extent, finiteProduct ? 0.5 : -20,
+                                      finiteProduct ? 1.5 : 20, 43);
+      if (withNaN)
+        sprinkleNaN(input);
+      Array<Out> want(outputs);
+      tc::reduce(static_cast<tc::reduce_kind>(kind), input.data(), shape.outer, shape.extent,
+                 shape.inner, want.data());
+      Buffer<T> x(input);
+      Buffer<Out> y(outputs);
+      REQUIRE_OK(tcg::reduce(context.ex, kind, x.data(), shape.outer, shape.extent, shape.inner,
+                             y.data()));
+      // Both sides accumulate in double (integers exactly, wrapping alike); only the order
+      // differs, so floating results agree to one rounding of Out, plus reordering noise on
+      // sums near 0 (|x| < 20, extent < 2^11: below 2^-53 * 20 * 2^11 * 2^11 ~ 1e-8).
+      const bool floating = tc::is_floating<Out>::value;
+      const double rtol = floating ? reorderedSumTolerance<Out>() : 0.0;
+      const double atol = floating ? 1e-8 : 0.0;
+      expectNear(y.read(), want, rtol, atol);
+    }
+  }
+}
+
+TEST_CASE("tcg::reduce: every kind, both layouts, NaN, empty extents") {
+  checkReduce<float, float>(true);
+  checkReduce<double, double>(true);
+  checkReduce<tc::half, tc::half>(true);
+  checkReduce<tc::bfloat16, float>(false);
+  checkReduce<int32_t, int64_t>(false); // wrapping int64 sums and products
+  checkReduce<int8_t, int8_t>(false);
+  checkReduce<bool, int64_t>(false);
+}
+
+template <typename T> void checkArgmaxAndAny(double low, double high) {
+  for (const ReduceShape &shape : kReduceShapes) {
+    CAPTURE(shape.extent);
+    CAPTURE(shape.inner);
+    Context context;
+    const int64_t outputs = shape.outer * shape.inner;
+    // Whole numbers in [low, high): few distinct values, so every row has ties.
+    const Array<int32_t> whole = randomArray<int32_t>(outputs * shape.extent, low, high, 47);
+    Array<T> input(whole.size());
+    for (int64_t i = 0; i < whole.size(); ++i)
+      input[i] = tc::cast<T>(whole[i]);
+    if (shape.extent > 2 && tc::is_floating<T>::value) {
+      input[shape.inner] = tc::cast<T>(std::nan(""));     // row 0: NaN at j = 1 wins...
+      input[2 * shape.inner] = tc::cast<T>(std::nan("")); // ...over a later NaN
+    }
+    Array<int64_t> wantIndex(outputs);
+    Array<bool> wantAny(outputs);
+    tc::argmax(input.data(), shape.outer, shape.extent, shape.inner, wantIndex.data());
+    tc::reduce_any(input.data(), shape.outer, shape.extent, shape.inner, wantAny.data());
+    Buffer<T> x(input);
+    Buffer<int64_t> index(outputs);
+    Buffer<bool> any(outputs);
+    REQUIRE_OK(
+        tcg::argmax(context.ex, x.data(), shape.outer, shape.extent, shape.inner, index.data()));
+    REQUIRE_OK(
+        tcg::reduce_any(context.ex, x.data(), shape.outer, shape.extent, shape.inner, any.data()));
+    expectEqual(index.read(), wantIndex);
+    expectEqual(any.read(), wantAny);
+  }
+}
+
+TEST_CASE("tcg::argmax and tcg::reduce_any: first maximum on ties, first NaN wins") {
+  checkArgmaxAndAny<float>(-3, 3);
+  checkArgmaxAndAny<int32_t>(-3, 3);
+  checkArgmaxAndAny<tc::half>(-2, 2);
+  checkArgmaxAndAny<bool>(0, 1.2); // mostly false: rows of all false too
+  checkArgmaxAndAny<uint8_t>(0, 2);
+  Context context; // a row of -inf: index 0
+  Array<float> input(5);
+  for (int64_t i = 0; i < 5; ++i)
+    input[i] = -tc::infinity<float>();
+  Buffer<float> x(input);
+  Buffer<int64_t> index(1);
+  REQUIRE_OK(tcg::argmax(context.ex, x.data(), 1, 5, 1, index.data()));
+  CHECK(index.read()[0] == 0);
+}
+
+template <typename T> void checkVariance() {
+  for (const ReduceShape &shape : kReduceShapes) {
+    for (double correction : {0.0, 1.0}) {
+      CAPTURE(shape.extent);
+      CAPTURE(shape.inner);
+      Context context;
+      const int64_t outputs = shape.outer * shape.inner;
+      // An offset of 1000 would cancel catastrophically in a one-pass formula.
+      const Array<T> input = randomArray<T>(outputs * shape.extent, 999, 1001, 53);
+      Array<T> want(outputs);
+      tc::variance(input.data(), shape.outer, shape.extent, shape.inner, correction, want.data());
+      Buffer<T> x(input), y(outputs);
+      REQUIRE_OK(tcg::variance(context.ex, x.data(), shape.outer, shape.extent, shape.inner,
+                               correction, y.data()));
+      // Two passes in double on both sides, in different orders: one rounding of T apart.
+      // Extent 1 with correction 1 gives NaN (0/0) on both, empty extents NaN.
+      expectNear(y.read(), want, reorderedSumTolerance<T>(), 1e-12);
+    }
+  }
+}
+
+TEST_CASE("tcg::variance: two passes, corrections, degenerate extents") {
+  checkVariance<float>();
+  checkVariance<double>();
+  checkVariance<tc::bfloat16>();
+}
+
+} // namespace
