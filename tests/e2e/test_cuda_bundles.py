@@ -22,11 +22,11 @@ from test_bundles import manifest, zoo_models
 HAVE_NVCC = shutil.which("nvcc") is not None
 
 
-def cuda_bundle(thunderc, tmp_path, model, extra=()):
+def cuda_bundle(thunderc, tmp_path, model, level="train", opt="-O2"):
     model_dir = os.path.join(ZOO_DIR, model)
     out = tmp_path / "out"
-    compile_bundle(os.path.join(model_dir, manifest(model)["levels"]["train"]["file"]), out, model,
-                   golden=model_dir, extra=["-O2", "--target", "cuda", *extra])
+    compile_bundle(os.path.join(model_dir, manifest(model)["levels"][level]["file"]), out, model,
+                   golden=model_dir, extra=[opt, "--target", "cuda"])
     return out
 
 
@@ -83,6 +83,15 @@ def test_emulated_cuda_bundle_matches_eager(thunderc, tmp_path, model):
                                    load_npy(os.path.join(model_dir, case["expected_fp64"][i])))
             print(f"{model} cuda-emulated {case['name']} output {i}: max error {err:.3g} ({how})")
             assert ok, f"{model} {case['name']} output {i}: max error {err:.3g} ({how})"
+
+
+@pytest.mark.parametrize("model", [m for m in ["gpt", "resnet", "ops"] if m in zoo_models()])
+def test_emulated_unoptimized_core_ir_bundle_matches_eager(thunderc, tmp_path, model):
+    """-O0 core IR: every elementwise op its own kernel, views materialized by tcg copies,
+    no memory plan (one arena slot per value) — the paths -O2 bundles do not take."""
+    out = cuda_bundle(thunderc, tmp_path, model, level="core", opt="-O0")
+    build = build_bundle(out, ["-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON"])
+    run(["ctest", "--test-dir", build, "--output-on-failure"])
 
 
 @pytest.fixture(scope="module")
