@@ -3,6 +3,7 @@
 #include "backend_cuda/bundle.h"
 
 #include <filesystem>
+#include <regex>
 #include <fstream>
 #include <map>
 #include <set>
@@ -141,7 +142,7 @@ if(THUNDERC_BUNDLE_CUDA_EMULATE)
   endif()
 else()
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-    set(CMAKE_CUDA_ARCHITECTURES 80-real 90)
+    set(CMAKE_CUDA_ARCHITECTURES )cm" + options.cudaArchitectures + R"cm()
   endif()
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
@@ -239,12 +240,12 @@ std::string readme(const ir::Graph &graph, const BundleOptions &options, bool ha
          (hasGolden ? "- `golden/`: sample inputs and PyTorch outputs for the golden test\n" : "");
 }
 
-std::string cudaReadme(const std::string &n) {
+std::string cudaReadme(const std::string &n, const std::string &architectures) {
   return "\n## CUDA\n\n"
          "This bundle runs on NVIDIA GPUs: `" + n + ".cu` holds the generated kernels and the "
          "host code, built by nvcc with cuBLAS (CMake's CUDA language; architectures "
-         "`CMAKE_CUDA_ARCHITECTURES`, default `80-real;90`, i.e. sm_80 and sm_90 code plus "
-         "PTX for newer GPUs). Without a GPU, `-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON` builds the "
+         "`CMAKE_CUDA_ARCHITECTURES`, default `" + architectures + "`; `80-real 90` is sm_80 "
+         "and sm_90 code plus PTX that newer GPUs compile at load). Without a GPU, `-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON` builds the "
          "same code with the host compiler against a CPU emulation of CUDA "
          "(`kernels/tc_cuda_emu.h`; slow, for tests).\n\n"
          "- `" + n + "_run` takes DEVICE tensors and is enqueued on the context's stream "
@@ -333,6 +334,15 @@ Status writeAtomically(const std::map<std::string, std::string> &files,
 
 } // namespace
 
+Expected<std::string> cmakeCudaArchitecture(const std::string &arch) {
+  static const std::regex kArch("^(sm|compute)_([0-9]{2,3}[af]?)$");
+  std::smatch match;
+  if (!std::regex_match(arch, match, kArch))
+    return Error(ErrorKind::Usage,
+                 "--arch '" + arch + "' is not a GPU architecture like sm_80 or compute_90a");
+  return match[1].str() == "sm" ? match[2].str() : match[2].str() + "-virtual";
+}
+
 std::string sanitizeName(const std::string &stem) {
   std::string name;
   for (char c : stem)
@@ -367,7 +377,7 @@ Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
                                                             : cmakeLists(options, hasGolden);
   files["README.md"] = readme(graph, options, hasGolden);
   if (options.target == Target::Cuda)
-    files["README.md"] += cudaReadme(options.name);
+    files["README.md"] += cudaReadme(options.name, options.cudaArchitectures);
   return writeAtomically(files, outDir);
 }
 

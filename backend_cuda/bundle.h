@@ -21,7 +21,13 @@ struct BundleOptions {
   std::string goldenDir;
   Target target = Target::Cpu;
   bool allowTf32 = false; ///< CUDA: fp32 GEMMs/convolutions may use TF32 tensor cores
+  /// CUDA: the bundle's default CMAKE_CUDA_ARCHITECTURES (space-separated CMake spelling).
+  std::string cudaArchitectures = "80-real 90";
 };
+
+/// The CMake CUDA architecture for a GPU architecture name: "sm_90a" -> "90a" (machine code
+/// and PTX), "compute_80" -> "80-virtual" (PTX only). Usage error for anything else.
+Expected<std::string> cmakeCudaArchitecture(const std::string &arch);
 
 /// The bytes of a weight input (Parameter/Buffer/Constant), possibly strided.
 using WeightSource = std::function<Expected<ir::TensorView>(const ir::Value &input)>;

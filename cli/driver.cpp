@@ -263,6 +263,9 @@ Status compileToBundle(const LoadedProgram &program, const BundleRequest &reques
   options.goldenDir = request.goldenDir;
   options.target = request.target;
   options.allowTf32 = request.allowTf32;
+  if (!request.arch.empty()) {
+    TC_ASSIGN_OR_RETURN(options.cudaArchitectures, cuda::cmakeCudaArchitecture(request.arch));
+  }
   const std::string &outDir = request.outDir;
   cuda::WeightSource weights = [&](const ir::Value &value) -> Expected<ir::TensorView> {
     if (!program.imported.archive)

@@ -62,6 +62,7 @@ struct BundleRequest {
   std::string goldenDir; ///< optional
   cuda::Target target = cuda::Target::Cpu;
   bool allowTf32 = false;
+  std::string arch; ///< CUDA: the bundle's default GPU architecture ("sm_90a"); empty: sm_80 + sm_90
 };
 
 /// Compiles the program into the bundle folder `request.outDir` (atomically; see

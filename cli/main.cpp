@@ -59,7 +59,9 @@ int run(int argc, char **argv) {
                  "and list them; exit 1 if NVRTC rejects one (a thunderc bug), 5 if thunderc "
                  "was built without NVRTC. Alone it only verifies; with -o or --emit it "
                  "continues after a clean verification")
-      ("arch", "GPU architecture for --verify (sm_80, sm_90a, compute_80, ...)",
+      ("arch", "GPU architecture for --verify (sm_80, sm_90a, compute_80, ...); with --target "
+               "cuda also the bundle's default CMAKE_CUDA_ARCHITECTURES (sm_NN: code + PTX, "
+               "compute_NN: PTX only; without --arch: sm_80 and sm_90 + PTX)",
        cxxopts::value<std::string>()->default_value("sm_80"))
       ("interpret", "run the reference interpreter on --inputs and write --outputs")
       ("inputs", "input .npy files, in graph input order (comma-separated)",
@@ -172,6 +174,8 @@ int run(int argc, char **argv) {
     request.goldenDir = args["golden"].as<std::string>();
     request.target = target == "cuda" ? cuda::Target::Cuda : cuda::Target::Cpu;
     request.allowTf32 = args.count("allow-tf32") > 0;
+    if (target == "cuda" && args.count("arch"))
+      request.arch = args["arch"].as<std::string>();
     Status status = compileToBundle(*program, request);
     if (!status.ok())
       return fail(status.error());
