@@ -3,7 +3,8 @@
 
 1. the reference interpreter (`thunderc X.pt2 --interpret`), and
 2. a compiled bundle (`thunderc X.pt2 -o DIR`, built with -DTHUNDERC_BUNDLE_WERROR=ON, which
-   proves the generated code is -Wall -Wextra -Werror clean, then run by its `<name>_run`),
+   proves the generated code is -Wall -Wextra -Werror clean, then run by its `<name>_run`), for
+   the CPU target and for the CUDA target built against the CPU emulation of CUDA,
 
 plus a coverage check: the union of the thunderc ops the suites import to must be the whole op
 table of ir/ops.def (less OPS_NOT_PRODUCIBLE).
@@ -168,14 +169,22 @@ def _jobs():
     return os.environ.get("THUNDERC_OPS_JOBS") or str(max(2, os.cpu_count() or 2))
 
 
-@pytest.mark.parametrize("suite,level", PARAMS, ids=IDS)
-def test_bundle_matches_eager(thunderc, exported, work_dir, suite, level):
+# Bundles are built for the CPU target and for the CUDA target run under the CPU emulation of
+# CUDA (-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON: the same .cu nvcc compiles, every generated kernel
+# and tcg:: library call executed with CUDA semantics), so each case checks both code paths.
+TARGETS = {"cpu": [], "cuda": ["-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON"]}
+BUNDLE_PARAMS = [(suite, level, target) for suite, level in PARAMS for target in TARGETS]
+BUNDLE_IDS = [f"{suite}-{level}-{target}" for suite, level, target in BUNDLE_PARAMS]
+
+
+@pytest.mark.parametrize("suite,level,target", BUNDLE_PARAMS, ids=BUNDLE_IDS)
+def test_bundle_matches_eager(thunderc, exported, work_dir, suite, level, target):
     folder, manifest = exported[suite]
     name = f"ops_{suite}_{level}"
-    bundle = work_dir / "bundles" / name
+    bundle = work_dir / "bundles" / target / name
     build = bundle / "build"
     result = _run([thunderc, folder / f"{level}.pt2", "-o", bundle, "--name", name,
-                   "--golden", folder])
+                   "--golden", folder, "--target", target])
     assert result.returncode == 0, _whole_suite_failure("thunderc -o", suite, level, manifest,
                                                         result)
 
@@ -184,7 +193,8 @@ def test_bundle_matches_eager(thunderc, exported, work_dir, suite, level):
         pytest.skip(f"the bundle's CMakeLists.txt declares no runner target '{name}_run' "
                     "(the bundle runner is not part of this build yet)")
 
-    configure = _run(["cmake", "-S", bundle, "-B", build, "-DTHUNDERC_BUNDLE_WERROR=ON"])
+    configure = _run(["cmake", "-S", bundle, "-B", build, "-DTHUNDERC_BUNDLE_WERROR=ON",
+                      *TARGETS[target]])
     assert configure.returncode == 0, (
         f"cmake configure of the {suite}/{level} bundle failed:\n{configure.stdout}\n"
         f"{configure.stderr}")
@@ -195,7 +205,7 @@ def test_bundle_matches_eager(thunderc, exported, work_dir, suite, level):
     runner = build / f"{name}_run"
     assert runner.is_file(), f"the build did not produce the runner {runner}"
 
-    out_dir = work_dir / "bundle_outputs" / suite / level
+    out_dir = work_dir / "bundle_outputs" / target / suite / level
     out_dir.mkdir(parents=True, exist_ok=True)
     outputs = [out_dir / f"output_{i}.npy" for i in range(len(manifest["cases"]))]
     for stale in outputs:
