@@ -101,7 +101,8 @@ void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
   code.close();
   code.line("// One upload at load; the runs never touch host weights again.");
   code.open("auto upload = [&]() -> tc_status");
-  code.line("TC_CUDA_TRY(tcg::reserve(model->weights, bytes), \"" + n + "_load: weights\");");
+  code.line("TC_CUDA_TRY(tcg::reserve(model->weights, bytes, nullptr), \"" + n +
+            "_load: weights\");");
   code.open("for (size_t i = 0; i < kNumWeights; ++i)");
   code.line("void *device = model->weights.data + offsets[i];");
   code.line("TC_CUDA_TRY(tcg::check(cudaMemcpy(device, model->params[i].data, "
@@ -153,6 +154,9 @@ void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
             "sizeof(int)), \"cudaMalloc\"), what);");
   code.line("TC_CUDA_TRY(tcg::check(cudaMemset(context->ex.error_flag, 0, sizeof(int)), "
             "\"cudaMemset\"), what);");
+  code.line("// The flag is zero before any stream (the caller's may not sync with the legacy");
+  code.line("// default stream) can touch it.");
+  code.line("TC_CUDA_TRY(tcg::check(cudaDeviceSynchronize(), \"cudaDeviceSynchronize\"), what);");
   code.line("return TC_OK;");
   code.close(";");
   code.line("tc_status status = create();");
@@ -194,8 +198,8 @@ void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
 }
 
 void emitCudaArena(CodeWriter &code, const std::string &n) {
-  code.line("TC_CUDA_TRY(tcg::reserve(context->arena, std::max(bytes, kAlign)), \"" + n +
-            "_run: arena\");");
+  code.line("TC_CUDA_TRY(tcg::reserve(context->arena, std::max(bytes, kAlign), context->ex.stream), "
+            "\"" + n + "_run: arena\");");
   code.line("unsigned char *base = context->arena.data;");
   code.line("const tcg::exec &ex = context->ex;");
 }
@@ -204,6 +208,32 @@ void emitCudaHostRuns(CodeWriter &code, const std::string &n, size_t numInputs,
                       size_t numOutputs) {
   std::string inputs = std::to_string(std::max<size_t>(numInputs, 1));
   std::string outputs = std::to_string(std::max<size_t>(numOutputs, 1));
+  code.open("tc_status " + n + "_synchronize(" + n + "_context *context, tc_error *err)");
+  code.line("tc_error_clear(err);");
+  code.open("if (context == nullptr)");
+  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+            "_synchronize: null context\");");
+  code.close();
+  code.line("const char *what = \"" + n + "_synchronize\";");
+  code.line("const cudaStream_t stream = context->ex.stream;");
+  code.line("int flag = 0;");
+  code.line("TC_CUDA_TRY(tcg::check(cudaMemcpyAsync(&flag, context->ex.error_flag, sizeof(int), "
+            "cudaMemcpyDeviceToHost, stream), \"cudaMemcpyAsync\"), what);");
+  code.line("TC_CUDA_TRY(tcg::check(cudaStreamSynchronize(stream), \"cudaStreamSynchronize\"), "
+            "what);");
+  code.open("if (flag == 0)");
+  code.line("return TC_OK;");
+  code.close();
+  code.line("// Reset on the context's stream, so that no later run races with it.");
+  code.line("TC_CUDA_TRY(tcg::check(cudaMemsetAsync(context->ex.error_flag, 0, sizeof(int), "
+            "stream), \"cudaMemsetAsync\"), what);");
+  code.line("TC_CUDA_TRY(tcg::check(cudaStreamSynchronize(stream), \"cudaStreamSynchronize\"), "
+            "what);");
+  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+            "_synchronize: an embedding or index_select index was out of range in a run since "
+            "the last synchronize (those rows are zeros)\");");
+  code.close();
+  code.line();
   code.line("namespace {");
   code.line();
   code.line("/// Host tensors mirrored in the context's staging buffer.");
@@ -235,7 +265,8 @@ void emitCudaHostRuns(CodeWriter &code, const std::string &n, size_t numInputs,
   code.line("offsets[i] = bytes;");
   code.line("bytes += alignUp(size_t(tc_tensor_byte_size(&tensor)));");
   code.close();
-  code.line("TC_CUDA_TRY(tcg::reserve(context->staging, bytes), \"staging buffers\");");
+  code.line("TC_CUDA_TRY(tcg::reserve(context->staging, bytes, context->ex.stream), "
+            "\"staging buffers\");");
   code.line("const cudaStream_t stream = context->ex.stream;");
   code.open("for (int i = 0; i < " + std::to_string(numInputs) + "; ++i)");
   code.line("staged.inputs[i] = inputs[i];");
@@ -261,17 +292,7 @@ void emitCudaHostRuns(CodeWriter &code, const std::string &n, size_t numInputs,
             "size_t(tc_tensor_byte_size(&outputs[i])), cudaMemcpyDeviceToHost, stream), "
             "\"cudaMemcpyAsync\"), \"output download\");");
   code.close();
-  code.line("int flag = 0;");
-  code.line("TC_CUDA_TRY(tcg::check(cudaMemcpyAsync(&flag, context->ex.error_flag, sizeof(int), "
-            "cudaMemcpyDeviceToHost, stream), \"cudaMemcpyAsync\"), \"error flag\");");
-  code.line("TC_CUDA_TRY(tcg::check(cudaStreamSynchronize(stream), \"cudaStreamSynchronize\"), "
-            "\"run\");");
-  code.open("if (flag != 0)");
-  code.line("cudaMemset(context->ex.error_flag, 0, sizeof(int));");
-  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"an embedding or index_select "
-            "index is out of range\");");
-  code.close();
-  code.line("return TC_OK;");
+  code.line("return " + n + "_synchronize(context, err);");
   code.close();
   code.line();
   code.line("} // namespace");
@@ -351,6 +372,9 @@ void emitCudaHeaderApi(CodeWriter &code, const std::string &n) {
   code.line(" * default stream), for " + n + "_run and the cuBLAS handle alike. */");
   code.line("tc_status " + n + "_context_set_stream(" + n +
             "_context *context, void *stream, tc_error *err);");
+  code.line("/** CUDA: waits for the context's stream and reports device-side errors of the runs");
+  code.line(" * since the last call (an out-of-range embedding index: TC_ERROR_INVALID_ARGUMENT). */");
+  code.line("tc_status " + n + "_synchronize(" + n + "_context *context, tc_error *err);");
   code.line("/** CUDA: " + n + "_run with HOST tensors: uploads the inputs, runs, downloads the");
   code.line(" * outputs and waits; also reports an out-of-range embedding index. */");
   code.line("tc_status " + n + "_run_host(" + n + "_context *context, const tc_tensor *inputs, " +

@@ -106,6 +106,9 @@ std::string modelHeader(const EmitOptions &options) {
     code.line("    return " + name +
               "_run_host(context_, inputs, num_inputs, outputs, num_outputs, err);");
     code.line("  }");
+    code.line("  tc_status synchronize(tc_error *err = nullptr) {");
+    code.line("    return " + name + "_synchronize(context_, err);");
+    code.line("  }");
     code.line("  tc_status set_stream(void *stream, tc_error *err = nullptr) {");
     code.line("    return " + name + "_context_set_stream(context_, stream, err);");
     code.line("  }");

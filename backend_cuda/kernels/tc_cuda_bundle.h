@@ -47,10 +47,16 @@ struct device_buffer {
   size_t bytes = 0;
 };
 
-/// Makes `buffer` hold at least `bytes` (its contents are not kept when it grows).
-inline result reserve(device_buffer &buffer, size_t bytes) {
+/// Makes `buffer` hold at least `bytes` (its contents are not kept when it grows). Work
+/// already queued on `stream` may still use the old allocation, so growing waits for it first.
+inline result reserve(device_buffer &buffer, size_t bytes, cudaStream_t stream) {
   if (buffer.data != nullptr && buffer.bytes >= bytes)
     return {};
+  if (buffer.data != nullptr) {
+    result drained = check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    if (!drained.ok())
+      return drained;
+  }
   cudaFree(buffer.data);
   buffer.data = nullptr;
   buffer.bytes = 0;

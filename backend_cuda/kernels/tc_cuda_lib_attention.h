@@ -170,12 +170,29 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(attention_params<T>
 template <typename T, int Chunks>
 result launch_attention(const exec &ex, const attention_params<T> &params, int64_t bytes) {
   constexpr int rows = attention_rows_per_warp<T>();
-  // Above 48 KiB a kernel must opt in to the larger shared memory of sm_80+ (up to 163 KiB).
+  // Above 48 KiB a kernel must opt in to the larger shared memory of sm_80+. The opt-in is an
+  // attribute of the kernel on the device, shared by every context (and host thread) using
+  // this instantiation, so it is raised to the most the instantiation can need (E = 256,
+  // Ev = Chunks * 32), capped at the device's limit, and never lowered: a context with
+  // smaller heads setting exactly its own size would make a concurrent launch with larger
+  // heads fail. A launch above the device's limit still fails, at cudaFuncSetAttribute.
   if (bytes > 48 * 1024) {
-    const result opted = check(cudaFuncSetAttribute(attention_kernel<T, rows, Chunks>,
-                                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                    static_cast<int>(bytes)),
-                               "cudaFuncSetAttribute");
+    int device = 0;
+    int optin = 0;
+    result opted = check(cudaGetDevice(&device), "cudaGetDevice");
+    if (opted.ok())
+      opted = check(
+          cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+          "cudaDeviceGetAttribute");
+    if (!opted.ok())
+      return opted;
+    const int64_t most = attention_shared_bytes<T>(kAttentionMaxHead, int64_t(Chunks) * kWarp);
+    const int64_t capped = most < optin ? most : int64_t(optin);
+    const int64_t limit = bytes > capped ? bytes : capped;
+    opted = check(cudaFuncSetAttribute(attention_kernel<T, rows, Chunks>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(limit)),
+                  "cudaFuncSetAttribute");
     if (!opted.ok())
       return opted;
   }

@@ -128,7 +128,7 @@ struct conv_shape {
 
 /// Unfolds one image x [C, H, W] into columns [C * KH * KW, OH * OW] (every group's rows in
 /// turn); taps in the padding read 0. Rows go on grid y, output pixels on x (32-bit math: the
-/// caller checked OH * OW < 2^32).
+/// caller checked OH * OW < 2^31, so adding the grid stride, < 2^24, cannot wrap).
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     im2col_kernel(const T *__restrict__ x, conv_shape s, T *__restrict__ columns) {
@@ -249,7 +249,7 @@ inline int64_t conv2d_workspace_size(int64_t C, int64_t KH, int64_t KW, int64_t 
 /// y [N, O, OH, OW]. Per image: im2col into `workspace` (conv2d_workspace_size elements), then
 /// one GEMM batched over groups into y, pre-filled with the bias (beta = 1). Ungrouped 1x1
 /// stride-1 unpadded convolutions are one GEMM batched over images; depthwise ones a direct
-/// kernel. Unsupported: groups not dividing C and O, OH * OW >= 2^32.
+/// kernel. Unsupported: groups not dividing C and O, OH * OW >= 2^31.
 template <typename T>
 result conv2d(const exec &ex, const T *x, int64_t N, int64_t C, int64_t H, int64_t W,
               const T *weight, int64_t O, int64_t KH, int64_t KW, const T *bias, int64_t stride_h,
@@ -272,8 +272,8 @@ result conv2d(const exec &ex, const T *x, int64_t N, int64_t C, int64_t H, int64
     (x, weight, bias, shape, count, y);
     return detail::launched();
   }
-  if (pixels > UINT32_MAX)
-    return detail::unsupported("tcg::conv2d", "an output plane of 2^32 pixels or more");
+  if (pixels > INT32_MAX) // im2col's unsigned grid-stride loop must not wrap past 2^32
+    return detail::unsupported("tcg::conv2d", "an output plane of 2^31 pixels or more");
   if (bias) {
     unsigned width = 1;
     while (width < detail::kThreads && width < pixels)

@@ -129,3 +129,23 @@ def test_device_allocation_failure_is_a_device_status(emulated_mlp):
     assert result.returncode == 3, result.stderr
     assert "TC_ERROR_DEVICE" in result.stderr and "cudaMalloc failed" in result.stderr, result.stderr
     assert "mlp.cu:" in result.stderr, result.stderr
+
+
+def test_out_of_range_token_is_reported_after_the_run(thunderc, tmp_path):
+    """An embedding index outside the table cannot stop a kernel: tcg zeroes the row and sets
+    the context's device flag, which <name>_synchronize (called by run_host) turns into
+    TC_ERROR_INVALID_ARGUMENT; the runner exits 3."""
+    if "gpt" not in zoo_models():
+        pytest.skip("zoo model gpt not exported")
+    import numpy as np
+    out = cuda_bundle(thunderc, tmp_path, "gpt")
+    build = build_bundle(out, ["-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON"])
+    tokens = np.load(os.path.join(ZOO_DIR, "gpt", manifest("gpt")["cases"][0]["inputs"][0]))
+    tokens[0, 3] = 1 << 40
+    bad = tmp_path / "bad_tokens.npy"
+    np.save(bad, tokens)
+    result = subprocess.run([os.path.join(build, "gpt_run"), "--inputs", str(bad), "--outputs",
+                             str(tmp_path / "y.npy")], capture_output=True, text=True)
+    assert result.returncode == 3, result.stderr
+    assert "TC_ERROR_INVALID_ARGUMENT" in result.stderr, result.stderr
+    assert "index was out of range" in result.stderr, result.stderr
