@@ -298,7 +298,7 @@ private:
       code.line("tc::cuda::vec4<" + ctype(loop.outerResults[r]) + "> r" + r_ + ";");
       lanes.push_back("r" + r_ + ".lane[l]");
     }
-    code.line("#pragma unroll");
+    code.line("TC_UNROLL");
     code.open("for (int l = 0; l < 4; ++l)");
     code.line(name + "(" + joined(lanes) + ");");
     code.close();

@@ -20,6 +20,14 @@
 #include "tc_cuda_emu.h"
 #endif
 
+/// `#pragma unroll` for device compilers only: host compilers building the emulation do not
+/// know the pragma (GCC 12 warns about it whatever the diagnostic pragmas say).
+#if defined(__CUDACC__)
+#define TC_UNROLL _Pragma("unroll")
+#else
+#define TC_UNROLL
+#endif
+
 #if !defined(__CUDACC_RTC__)
 /// Launches `__VA_ARGS__` (a __global__ function, template arguments allowed) with the given
 /// configuration; follow with the argument list: TC_LAUNCH(grid, block, smem, stream, k<T>)(a, b).
@@ -113,11 +121,11 @@ template <int Rank, int Inputs>
 __device__ inline void add_offsets(int64_t flat, const int64_t (&size)[extent_of(Rank)],
                                    const int64_t (&stride)[extent_of(Inputs)][extent_of(Rank)],
                                    int64_t (&at)[extent_of(Inputs)]) {
-#pragma unroll
+TC_UNROLL
   for (int d = Rank - 1; d >= 0; --d) {
     const int64_t i = flat % size[d];
     flat /= size[d];
-#pragma unroll
+TC_UNROLL
     for (int k = 0; k < Inputs; ++k)
       at[k] += i * stride[k][d];
   }
@@ -127,7 +135,7 @@ __device__ inline void add_offsets(int64_t flat, const int64_t (&size)[extent_of
 template <int Rank, int Inputs>
 __device__ inline void input_offsets(const elementwise_index<Rank, Inputs> &index, int64_t flat,
                                      int64_t (&at)[extent_of(Inputs)]) {
-#pragma unroll
+TC_UNROLL
   for (int k = 0; k < Inputs; ++k)
     at[k] = index.offset[k];
   add_offsets<Rank, Inputs>(flat, index.size, index.stride, at);
@@ -137,7 +145,7 @@ __device__ inline void input_offsets(const elementwise_index<Rank, Inputs> &inde
 template <int Kept, int Reduced, int Inputs>
 __device__ inline void kept_offsets(const reduction_index<Kept, Reduced, Inputs> &index,
                                     int64_t output, int64_t (&at)[extent_of(Inputs)]) {
-#pragma unroll
+TC_UNROLL
   for (int k = 0; k < Inputs; ++k)
     at[k] = index.offset[k];
   add_offsets<Kept, Inputs>(output, index.kept_size, index.kept_stride, at);
@@ -148,7 +156,7 @@ template <int Kept, int Reduced, int Inputs>
 __device__ inline void reduced_offsets(const reduction_index<Kept, Reduced, Inputs> &index,
                                        int64_t position, const int64_t (&base)[extent_of(Inputs)],
                                        int64_t (&at)[extent_of(Inputs)]) {
-#pragma unroll
+TC_UNROLL
   for (int k = 0; k < Inputs; ++k)
     at[k] = base[k];
   add_offsets<Reduced, Inputs>(position, index.reduced_size, index.reduced_stride, at);
@@ -240,7 +248,7 @@ template <typename A> __device__ inline A shuffle_down(A value, int delta) {
 
 /// Combines `value` over the warp; lane 0 holds the result.
 template <typename Op, typename A> __device__ inline A warp_reduce(A value) {
-#pragma unroll
+TC_UNROLL
   for (int delta = kWarpThreads / 2; delta > 0; delta /= 2)
     value = Op::combine(value, shuffle_down(value, delta));
   return value;

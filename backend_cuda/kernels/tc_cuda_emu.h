@@ -41,13 +41,6 @@
 #include "tc_cuda_emu_sched.h"
 #include "tc_cuda_emu_types.h"
 
-// Device code is full of `#pragma unroll`, which GCC does not know (clang does); under the
-// emulation it means nothing, so GCC's warning about it is off for the rest of the unit
-// (honored from GCC 13 on; GCC 12 needs -Wno-unknown-pragmas on the command line).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#endif
-
 // ---- qualifiers ----
 
 #define __global__

@@ -82,11 +82,11 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(attention_params<T>
     load_tile(p.q + b * p.L * p.E, first_row, p.L, rows_per_block, E, E, queries);
 
     F row_max[RowsPerWarp], row_sum[RowsPerWarp], out[RowsPerWarp][Chunks];
-#pragma unroll
+TC_UNROLL
     for (int r = 0; r < RowsPerWarp; ++r) {
       row_max[r] = negative_infinity;
       row_sum[r] = F(0);
-#pragma unroll
+TC_UNROLL
       for (int t = 0; t < Chunks; ++t)
         out[r][t] = F(0);
     }
@@ -103,12 +103,12 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(attention_params<T>
       const F *query = queries + warp * RowsPerWarp * E;
       for (int e = 0; e < E; ++e) {
         const F key_value = key[e];
-#pragma unroll
+TC_UNROLL
         for (int r = 0; r < RowsPerWarp; ++r)
           dot[r] += query[r * E + e] * key_value;
       }
       const int64_t j = key0 + lane;
-#pragma unroll
+TC_UNROLL
       for (int r = 0; r < RowsPerWarp; ++r) {
         const int64_t i = first_row + warp * RowsPerWarp + r;
         if (i >= p.L) // warp-uniform
@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(attention_params<T>
             score += tc::cast<F>(ldg(additive_mask + at));
         }
         F tile_max = score;
-#pragma unroll
+TC_UNROLL
         for (int mask = kWarp / 2; mask > 0; mask /= 2)
           tile_max = max_nan(tile_max, shuffle_xor(tile_max, mask));
         const F new_max = max_nan(row_max[r], tile_max);
@@ -134,32 +134,32 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(attention_params<T>
         const F weight = score == negative_infinity ? F(0) : exp_of(score - new_max);
         const F rescale = row_max[r] == negative_infinity ? F(0) : exp_of(row_max[r] - new_max);
         F weight_sum = weight;
-#pragma unroll
+TC_UNROLL
         for (int mask = kWarp / 2; mask > 0; mask /= 2)
           weight_sum += shuffle_xor(weight_sum, mask);
         row_sum[r] = row_sum[r] * rescale + weight_sum;
         row_max[r] = new_max;
-#pragma unroll
+TC_UNROLL
         for (int t = 0; t < Chunks; ++t)
           out[r][t] *= rescale;
         for (int key_lane = 0; key_lane < kAttentionKeys; ++key_lane) {
           const F key_weight = shuffle_from(weight, key_lane);
           const F *value_row = values + key_lane * Ev;
-#pragma unroll
+TC_UNROLL
           for (int t = 0; t < Chunks; ++t)
             if (lane + t * kWarp < Ev)
               out[r][t] += key_weight * value_row[lane + t * kWarp];
         }
       }
     }
-#pragma unroll
+TC_UNROLL
     for (int r = 0; r < RowsPerWarp; ++r) {
       const int64_t i = first_row + warp * RowsPerWarp + r;
       if (i >= p.L)
         break;
       T *target = p.y + (b * p.L + i) * p.Ev;
       const bool masked = row_max[r] == negative_infinity; // fully masked (or S == 0): zeros
-#pragma unroll
+TC_UNROLL
       for (int t = 0; t < Chunks; ++t)
         if (lane + t * kWarp < Ev)
           target[lane + t * kWarp] = tc::cast<T>(masked ? F(0) : out[r][t] / row_sum[r]);

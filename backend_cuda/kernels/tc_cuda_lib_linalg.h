@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(kThreads)
                   ? tc::cast<double>(ldg(b_matrix + (trans_b ? j * k + bp : bp * n + j)))
                   : 0.0;
           __syncthreads();
-#pragma unroll
+TC_UNROLL
           for (int q = 0; q < kTile; ++q)
             sum += a_tile[ty][q] * b_tile[q][tx];
           __syncthreads();

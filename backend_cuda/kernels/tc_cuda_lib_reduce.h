@@ -44,7 +44,7 @@ struct warp_group {
   template <typename Reducer>
   __device__ typename Reducer::acc reduce(const Reducer &reducer,
                                           typename Reducer::acc value) const {
-#pragma unroll
+TC_UNROLL
     for (int mask = kWarp / 2; mask > 0; mask /= 2)
       value = reducer.merge(value, Reducer::shuffle_xor(value, mask));
     return value;
