@@ -21,11 +21,7 @@ Status emitCudaKernelLaunch(const ir::Node &node, EmitState &state) {
   if (node.op() == ir::OpKind::Fusion && node.attrs().getStr("kind") == "epilogue") {
     // The library op writes the fusion's output; the kernel then finishes it in place.
     TC_ASSIGN_OR_RETURN(EpilogueKernel epilogue, describeEpilogue(node));
-    const ir::Graph &body = *node.body();
-    for (size_t k = 0; k < body.inputs().size(); ++k)
-      state.setPtr(body.inputs()[k].get(), state.ptr(node.operand(static_cast<int>(k))));
-    state.setPtr(epilogue.library->result(), state.ptr(node.result()));
-    TC_TRY(emitNode(*epilogue.library, state));
+    TC_TRY(emitEpilogueLibraryCall(node, epilogue, state));
     state.setCurrentNode(&node);
   }
   const CudaKernel &kernel = state.nextCudaKernel();
@@ -71,13 +67,10 @@ void emitCudaModelTypes(CodeWriter &code, const std::string &name, size_t numWei
 }
 
 void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
-  code.open("tc_status " + n + "_load(const char *weights_path, " + n +
-            "_model **out, tc_error *err)");
-  code.line("tc_error_clear(err);");
-  code.open("if (out == nullptr || weights_path == nullptr)");
-  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
-            "_load: null argument\");");
-  code.close();
+  openEntryPoint(code,
+                 "tc_status " + n + "_load(const char *weights_path, " + n +
+                     "_model **out, tc_error *err)",
+                 "out == nullptr || weights_path == nullptr", n + "_load: null argument");
   code.line("*out = nullptr;");
   code.line("tc_status status = tcg::check_device(probe_kernel, \"" + n + "_load\", err);");
   code.open("if (status != TC_OK)");
@@ -131,13 +124,10 @@ void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
   code.line("delete model;");
   code.close();
   code.line();
-  code.open("tc_status " + n + "_context_create(const " + n + "_model *model, " + n +
-            "_context **out, tc_error *err)");
-  code.line("tc_error_clear(err);");
-  code.open("if (model == nullptr || out == nullptr)");
-  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
-            "_context_create: null argument\");");
-  code.close();
+  openEntryPoint(code,
+                 "tc_status " + n + "_context_create(const " + n + "_model *model, " + n +
+                     "_context **out, tc_error *err)",
+                 "model == nullptr || out == nullptr", n + "_context_create: null argument");
   code.line("*out = nullptr;");
   code.line(n + "_context *context = new (std::nothrow) " + n + "_context();");
   code.open("if (context == nullptr)");
@@ -182,13 +172,10 @@ void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
   code.line("delete context;");
   code.close();
   code.line();
-  code.open("tc_status " + n + "_context_set_stream(" + n +
-            "_context *context, void *stream, tc_error *err)");
-  code.line("tc_error_clear(err);");
-  code.open("if (context == nullptr)");
-  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
-            "_context_set_stream: null context\");");
-  code.close();
+  openEntryPoint(code,
+                 "tc_status " + n + "_context_set_stream(" + n +
+                     "_context *context, void *stream, tc_error *err)",
+                 "context == nullptr", n + "_context_set_stream: null context");
   code.line("context->ex.stream = static_cast<cudaStream_t>(stream);");
   code.line("TC_CUDA_TRY(tcg::check(cublasSetStream(context->ex.blas, context->ex.stream), "
             "\"cublasSetStream\"), \"" + n + "_context_set_stream\");");
@@ -208,12 +195,8 @@ void emitCudaHostRuns(CodeWriter &code, const std::string &n, size_t numInputs,
                       size_t numOutputs) {
   std::string inputs = std::to_string(std::max<size_t>(numInputs, 1));
   std::string outputs = std::to_string(std::max<size_t>(numOutputs, 1));
-  code.open("tc_status " + n + "_synchronize(" + n + "_context *context, tc_error *err)");
-  code.line("tc_error_clear(err);");
-  code.open("if (context == nullptr)");
-  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
-            "_synchronize: null context\");");
-  code.close();
+  openEntryPoint(code, "tc_status " + n + "_synchronize(" + n + "_context *context, tc_error *err)",
+                 "context == nullptr", n + "_synchronize: null context");
   code.line("const char *what = \"" + n + "_synchronize\";");
   code.line("const cudaStream_t stream = context->ex.stream;");
   code.line("int flag = 0;");
@@ -316,14 +299,13 @@ void emitCudaHostRuns(CodeWriter &code, const std::string &n, size_t numInputs,
   code.line("return status;");
   code.close();
   code.line();
-  code.open("tc_status " + n + "_time_runs(" + n + "_context *context, const tc_tensor *inputs, "
-            "int num_inputs, tc_tensor *outputs, int num_outputs, int warmup, int iters, "
-            "double *median_us, tc_error *err)");
-  code.line("tc_error_clear(err);");
-  code.open("if (median_us == nullptr || warmup < 0 || iters < 1)");
-  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
-            "_time_runs: need median_us, warmup >= 0 and iters >= 1\");");
-  code.close();
+  openEntryPoint(code,
+                 "tc_status " + n + "_time_runs(" + n +
+                     "_context *context, const tc_tensor *inputs, int num_inputs, "
+                     "tc_tensor *outputs, int num_outputs, int warmup, int iters, "
+                     "double *median_us, tc_error *err)",
+                 "median_us == nullptr || warmup < 0 || iters < 1",
+                 n + "_time_runs: need median_us, warmup >= 0 and iters >= 1");
   code.line("Staged staged;");
   code.line("tc_status status = stage(context, inputs, num_inputs, outputs, num_outputs, staged, "
             "err);");

@@ -380,13 +380,10 @@ private:
 
   void emitCpuLifecycle(CodeWriter &code) {
     std::string n = name_;
-    code.open("tc_status " + n + "_load(const char *weights_path, " + n +
-              "_model **out, tc_error *err)");
-    code.line("tc_error_clear(err);");
-    code.open("if (out == nullptr || weights_path == nullptr)");
-    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
-              "_load: null argument\");");
-    code.close();
+    openEntryPoint(code,
+                   "tc_status " + n + "_load(const char *weights_path, " + n +
+                       "_model **out, tc_error *err)",
+                   "out == nullptr || weights_path == nullptr", n + "_load: null argument");
     code.line("*out = nullptr;");
     code.line(n + "_model *model = new (std::nothrow) " + n + "_model();");
     code.open("if (model == nullptr)");
@@ -414,13 +411,10 @@ private:
     code.line("delete model;");
     code.close();
     code.line();
-    code.open("tc_status " + n + "_context_create(const " + n + "_model *model, " + n +
-              "_context **out, tc_error *err)");
-    code.line("tc_error_clear(err);");
-    code.open("if (model == nullptr || out == nullptr)");
-    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
-              "_context_create: null argument\");");
-    code.close();
+    openEntryPoint(code,
+                   "tc_status " + n + "_context_create(const " + n + "_model *model, " + n +
+                       "_context **out, tc_error *err)",
+                   "model == nullptr || out == nullptr", n + "_context_create: null argument");
     code.line("*out = new (std::nothrow) " + n + "_context();");
     code.open("if (*out == nullptr)");
     code.line("return tc_error_setf(err, TC_ERROR_OUT_OF_MEMORY, \"" + n +
@@ -499,13 +493,10 @@ private:
                const std::vector<const ir::Value *> &inputs,
                const std::vector<const ir::Value *> &weights) {
     std::string n = name_;
-    code.open("tc_status " + n + "_run(" + n + "_context *context, const tc_tensor *inputs, " +
-              "int num_inputs, tc_tensor *outputs, int num_outputs, tc_error *err)");
-    code.line("tc_error_clear(err);");
-    code.open("if (context == nullptr)");
-    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
-              "_run: null context\");");
-    code.close();
+    openEntryPoint(code,
+                   "tc_status " + n + "_run(" + n + "_context *context, const tc_tensor *inputs, " +
+                       "int num_inputs, tc_tensor *outputs, int num_outputs, tc_error *err)",
+                   "context == nullptr", n + "_run: null context");
     code.line("Symbols sym;");
     code.line("tc_status status = bindInputs(inputs, num_inputs, sym, err);");
     code.open("if (status != TC_OK)");
@@ -624,6 +615,15 @@ private:
 };
 
 } // namespace
+
+void openEntryPoint(CodeWriter &code, const std::string &signature, const std::string &condition,
+                    const std::string &message) {
+  code.open(signature);
+  code.line("tc_error_clear(err);");
+  code.open("if (" + condition + ")");
+  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + message + "\");");
+  code.close();
+}
 
 Expected<std::map<std::string, std::string>> emitModelSources(const ir::Graph &graph,
                                                               const EmitOptions &options) {

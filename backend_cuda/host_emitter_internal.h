@@ -8,6 +8,7 @@
 
 #include "backend_cuda/code_writer.h"
 #include "backend_cuda/cuda_kernels.h"
+#include "backend_cuda/fusion_kernel.h"
 #include "backend_cuda/host_emitter.h"
 #include "ir/graph.h"
 #include "ir/status.h"
@@ -129,6 +130,17 @@ Status emitElementwiseNode(const ir::Node &node, EmitState &state);
 /// CUDA (cuda_host.cpp): launches the node's printed kernel (state.nextCudaKernel()); for an
 /// epilogue fusion, first the library call that writes the output the kernel finishes in place.
 Status emitCudaKernelLaunch(const ir::Node &node, EmitState &state);
+
+/// Opens the body of the generated entry point `signature`: the caller's error record is
+/// cleared, and `condition` (its null arguments) returns TC_ERROR_INVALID_ARGUMENT with
+/// `message` ("mlp_load: null argument"). host_emitter.cpp.
+void openEntryPoint(CodeWriter &code, const std::string &signature, const std::string &condition,
+                    const std::string &message);
+
+/// An epilogue fusion's library call, writing the fusion's result from its operands (the
+/// body's first node, emitted with the fusion's pointers). host_fusion.cpp.
+Status emitEpilogueLibraryCall(const ir::Node &fusion, const EpilogueKernel &kernel,
+                               EmitState &state);
 
 /// <name>.h: the model's C ABI and C++ wrapper (model_abi.cpp).
 std::string modelHeader(const EmitOptions &options);

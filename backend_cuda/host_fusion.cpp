@@ -199,17 +199,21 @@ Status emitReductionKernel(const ir::Node &fusion, EmitState &state) {
 /// An epilogue fusion: the library op writes the output buffer, one loop finishes it in place.
 Status emitEpilogueKernel(const ir::Node &fusion, EmitState &state) {
   TC_ASSIGN_OR_RETURN(EpilogueKernel kernel, describeEpilogue(fusion));
-  const ir::Node &library = *kernel.library;
-  // The library op reads the fusion's operands and writes the fusion's result.
-  const ir::Graph &body = *fusion.body();
-  for (size_t k = 0; k < body.inputs().size(); ++k)
-    state.setPtr(body.inputs()[k].get(), state.ptr(fusion.operand(static_cast<int>(k))));
-  state.setPtr(library.result(), state.ptr(fusion.result()));
-  TC_TRY(emitNode(library, state));
+  TC_TRY(emitEpilogueLibraryCall(fusion, kernel, state));
   return emitElementwiseKernel(kernel.elementwise, state);
 }
 
 } // namespace
+
+Status emitEpilogueLibraryCall(const ir::Node &fusion, const EpilogueKernel &kernel,
+                               EmitState &state) {
+  // The library op reads the fusion's operands and writes the fusion's result.
+  const ir::Graph &body = *fusion.body();
+  for (size_t k = 0; k < body.inputs().size(); ++k)
+    state.setPtr(body.inputs()[k].get(), state.ptr(fusion.operand(static_cast<int>(k))));
+  state.setPtr(kernel.library->result(), state.ptr(fusion.result()));
+  return emitNode(*kernel.library, state);
+}
 
 Status emitElementwiseNode(const ir::Node &node, EmitState &state) {
   return emitElementwiseKernel(describeElementwise(node), state);
