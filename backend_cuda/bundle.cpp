@@ -2,16 +2,18 @@
 // folder and swaps it in, so a failure never leaves a partial out/.
 #include "backend_cuda/bundle.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <regex>
 #include <fstream>
 #include <map>
 #include <set>
 #include <system_error>
-#include <unistd.h>
 
 #include "backend_cuda/embedded_files.h"
 #include "backend_cuda/host_emitter.h"
+#include "backend_cuda/output_folder.h"
 #include "weights_writer.h"
 
 namespace thunderc::cuda {
@@ -225,7 +227,7 @@ std::string readme(const ir::Graph &graph, const BundleOptions &options, bool ha
          n + "_output_shapes(...)` tells the output shapes for given inputs; `" + n +
          "_run(ctx, inputs, n, outputs, m, &err)` runs. Every call returns a `tc_status` and "
          "fills the optional `tc_error` with a message; nothing throws or aborts. The C++ "
-         "wrapper `" + n + "::Model` / `" + n + "::Context` owns the handles.\n\n"
+         "wrapper `thunderc::" + n + "::Model` / `thunderc::" + n + "::Context` owns the handles.\n\n"
          "From another CMake project: `add_subdirectory(path/to/this/folder)` and "
          "`target_link_libraries(app PRIVATE " + n + ")`.\n\n"
          "## Files\n\n"
@@ -257,17 +259,6 @@ std::string cudaReadme(const std::string &n, const std::string &architectures) {
          "graph node and call; a GPU the bundle was not built for is reported at load.\n";
 }
 
-Status writeFile(const fs::path &path, const void *data, size_t size) {
-  std::error_code error;
-  fs::create_directories(path.parent_path(), error);
-  std::ofstream stream(path, std::ios::binary);
-  if (stream)
-    stream.write(static_cast<const char *>(data), static_cast<std::streamsize>(size));
-  if (!stream)
-    return ioError(path.string() + ": cannot write file");
-  return Status::success();
-}
-
 Status copyGolden(const std::string &goldenDir, std::map<std::string, std::string> &files,
                   size_t numInputs, size_t numOutputs) {
   auto copy = [&](const std::string &folder, const std::string &stem, size_t count,
@@ -291,45 +282,6 @@ Status copyGolden(const std::string &goldenDir, std::map<std::string, std::strin
   return copy("expected_fp64", "output", numOutputs, false);
 }
 
-// Writes every file under a temporary sibling, then swaps it in for outDir.
-Status writeAtomically(const std::map<std::string, std::string> &files,
-                       const std::string &outDir) {
-  fs::path target = fs::absolute(fs::path(outDir)).lexically_normal();
-  if (target.filename().empty())
-    target = target.parent_path();
-  std::string suffix = "." + std::to_string(::getpid());
-  fs::path staging = target.string() + ".thunderc-tmp" + suffix;
-  fs::path previous = target.string() + ".thunderc-old" + suffix;
-  std::error_code error;
-  fs::remove_all(staging, error);
-  for (const auto &[name, contents] : files) {
-    Status status = writeFile(staging / name, contents.data(), contents.size());
-    if (!status.ok()) {
-      fs::remove_all(staging, error);
-      return status;
-    }
-  }
-  bool hadTarget = fs::exists(target);
-  if (hadTarget) {
-    fs::rename(target, previous, error);
-    if (error) {
-      fs::remove_all(staging, error);
-      return ioError(target.string() + ": cannot replace the existing folder");
-    }
-  }
-  fs::rename(staging, target, error);
-  if (error) {
-    std::error_code ignored;
-    if (hadTarget)
-      fs::rename(previous, target, ignored);
-    fs::remove_all(staging, ignored);
-    return ioError(target.string() + ": cannot create the output folder: " + error.message());
-  }
-  if (hadTarget)
-    fs::remove_all(previous, error);
-  return Status::success();
-}
-
 } // namespace
 
 Expected<std::string> cmakeCudaArchitecture(const std::string &arch) {
@@ -341,11 +293,79 @@ Expected<std::string> cmakeCudaArchitecture(const std::string &arch) {
   return match[1].str() == "sm" ? match[2].str() : match[2].str() + "-virtual";
 }
 
+namespace {
+
+// Names a bundle cannot take: the bare name is a C++ namespace (`thunderc::<name>::Model`),
+// a CMake target and the stem of every generated symbol and file.
+bool isReservedName(const std::string &name) {
+  static const std::set<std::string> kReserved = {
+      // C++ keywords and alternative tokens
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+      "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+      "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+      "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+      "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+      "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+      "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
+      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+      "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+      "virtual", "void", "volatile", "wchar_t", "while", "restrict",
+      // macros of the C library and predefined macros of GNU compilers (-std=gnu++17)
+      "assert", "errno", "stdin", "stdout", "stderr", "offsetof", "setjmp", "va_arg", "va_copy",
+      "va_end", "va_start", "linux", "unix", "i386", "math_errhandling", "static_assert",
+      // namespaces and targets of the bundle itself, and CMake's reserved target names
+      "thunderc", "tc", "tcg", "std", "thunderc_runtime", "all", "clean", "help", "install",
+      "test", "package", "package_source", "edit_cache", "rebuild_cache",
+      "list_install_components", "ALL_BUILD", "ZERO_CHECK", "RUN_TESTS", "INSTALL", "PACKAGE"};
+  if (kReserved.count(name))
+    return true;
+  // Reserved identifiers (a leading underscore, a double underscore) and all-capital names,
+  // the spelling of macros (NULL, EOF, INFINITY, ...).
+  if (name[0] == '_' || name.find("__") != std::string::npos)
+    return true;
+  return std::none_of(name.begin(), name.end(),
+                      [](char c) { return std::islower(static_cast<unsigned char>(c)); });
+}
+
+bool isIdentifier(const std::string &name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+constexpr size_t kMaxNameLength = 64;
+
+} // namespace
+
+Status checkBundleName(const std::string &name) {
+  if (!isIdentifier(name))
+    return Error(ErrorKind::Usage,
+                 "--name '" + name + "' is not a C identifier (letters, digits and '_', not "
+                 "starting with a digit)");
+  if (name.size() > kMaxNameLength)
+    return Error(ErrorKind::Usage, "--name '" + name + "' is longer than " +
+                                       std::to_string(kMaxNameLength) + " characters");
+  if (isReservedName(name))
+    return Error(ErrorKind::Usage,
+                 "--name '" + name + "' is reserved (a C++ keyword, a macro-like or reserved "
+                 "identifier, or a CMake or thunderc target name); choose another name");
+  return Status::success();
+}
+
 std::string sanitizeName(const std::string &stem) {
   std::string name;
-  for (char c : stem)
+  for (char c : stem.substr(0, kMaxNameLength))
     name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    name = "m" + name;
+  if (isReservedName(name))
+    name += "_model";
+  while (name.find("__") != std::string::npos)
+    name.replace(name.find("__"), 2, "_");
+  if (name[0] == '_')
     name = "m" + name;
   return name;
 }
@@ -376,7 +396,7 @@ Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
   files["README.md"] = readme(graph, options, hasGolden);
   if (options.target == Target::Cuda)
     files["README.md"] += cudaReadme(options.name, options.cudaArchitectures);
-  return writeAtomically(files, outDir);
+  return replaceFolder(files, outDir);
 }
 
 } // namespace thunderc::cuda

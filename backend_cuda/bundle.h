@@ -38,8 +38,17 @@ using WeightSource = std::function<Expected<ir::TensorView>(const ir::Value &inp
 Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
                    const BundleOptions &options, const std::string &outDir);
 
-/// A C identifier derived from a file stem: other characters become '_', and a leading digit
-/// gets an 'm' prefix ("resnet-18" -> "resnet_18", "3d" -> "m3d").
+/// A safe bundle name derived from a file stem: other characters become '_' (runs of '_'
+/// collapse), a leading digit or '_' gets an 'm' prefix, and a name checkBundleName would
+/// refuse gets a "_model" suffix ("resnet-18" -> "resnet_18", "3d" -> "m3d",
+/// "class" -> "class_model"). At most 64 characters.
 std::string sanitizeName(const std::string &stem);
+
+/// Usage error unless `name` can name a bundle: a C identifier of at most 64 characters that is
+/// not a C++ keyword, a reserved identifier (leading '_' or "__"), an all-capital (macro-like)
+/// name, a macro of the C library or the compiler, or a target name CMake or the bundle
+/// reserves. Names of C library functions (`exp`, `main`, `index`) are fine: the bundle's C++
+/// wrapper lives in `thunderc::<name>`.
+Status checkBundleName(const std::string &name);
 
 } // namespace thunderc::cuda

@@ -140,11 +140,11 @@ void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
   code.line("TC_CUDA_TRY(tcg::check(cublasCreate(&context->ex.blas), \"cublasCreate\"), what);");
   code.line("TC_CUDA_TRY(tcg::check(cublasSetStream(context->ex.blas, context->ex.stream), "
             "\"cublasSetStream\"), what);");
-  code.line("TC_CUDA_TRY(tcg::check(cudaMalloc(reinterpret_cast<void **>(&context->ex.error_flag), "
-            "sizeof(int)), \"cudaMalloc\"), what);");
-  code.line("TC_CUDA_TRY(tcg::check(cudaMemset(context->ex.error_flag, 0, sizeof(int)), "
+  code.line("TC_CUDA_TRY(tcg::check(cudaMalloc(reinterpret_cast<void **>(&context->ex.error), "
+            "sizeof(tcg::gather_error)), \"cudaMalloc\"), what);");
+  code.line("TC_CUDA_TRY(tcg::check(cudaMemset(context->ex.error, 0, sizeof(tcg::gather_error)), "
             "\"cudaMemset\"), what);");
-  code.line("// The flag is zero before any stream (the caller's may not sync with the legacy");
+  code.line("// The record is zero before any stream (the caller's may not sync with the legacy");
   code.line("// default stream) can touch it.");
   code.line("TC_CUDA_TRY(tcg::check(cudaDeviceSynchronize(), \"cudaDeviceSynchronize\"), what);");
   code.line("return TC_OK;");
@@ -166,7 +166,7 @@ void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
   code.open("if (context->ex.blas != nullptr)");
   code.line("cublasDestroy(context->ex.blas);");
   code.close();
-  code.line("cudaFree(context->ex.error_flag);");
+  code.line("cudaFree(context->ex.error);");
   code.line("tcg::release(context->arena);");
   code.line("tcg::release(context->staging);");
   code.line("delete context;");
@@ -187,34 +187,43 @@ void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
 void emitCudaArena(CodeWriter &code, const std::string &n) {
   code.line("TC_CUDA_TRY(tcg::reserve(context->arena, std::max(bytes, kAlign), context->ex.stream), "
             "\"" + n + "_run: arena\");");
-  code.line("unsigned char *base = context->arena.data;");
+  code.line("[[maybe_unused]] unsigned char *base = context->arena.data;");
   code.line("const tcg::exec &ex = context->ex;");
 }
 
 void emitCudaHostRuns(CodeWriter &code, const std::string &n, size_t numInputs,
-                      size_t numOutputs) {
+                      size_t numOutputs, const std::vector<std::string> &gatherSites) {
   std::string inputs = std::to_string(std::max<size_t>(numInputs, 1));
   std::string outputs = std::to_string(std::max<size_t>(numOutputs, 1));
   openEntryPoint(code, "tc_status " + n + "_synchronize(" + n + "_context *context, tc_error *err)",
                  "context == nullptr", n + "_synchronize: null context");
   code.line("const char *what = \"" + n + "_synchronize\";");
   code.line("const cudaStream_t stream = context->ex.stream;");
-  code.line("int flag = 0;");
-  code.line("TC_CUDA_TRY(tcg::check(cudaMemcpyAsync(&flag, context->ex.error_flag, sizeof(int), "
+  code.line("tcg::gather_error record;");
+  code.line("TC_CUDA_TRY(tcg::check(cudaMemcpyAsync(&record, context->ex.error, sizeof(record), "
             "cudaMemcpyDeviceToHost, stream), \"cudaMemcpyAsync\"), what);");
   code.line("TC_CUDA_TRY(tcg::check(cudaStreamSynchronize(stream), \"cudaStreamSynchronize\"), "
             "what);");
-  code.open("if (flag == 0)");
+  code.open("if (record.flag == 0)");
   code.line("return TC_OK;");
   code.close();
   code.line("// Reset on the context's stream, so that no later run races with it.");
-  code.line("TC_CUDA_TRY(tcg::check(cudaMemsetAsync(context->ex.error_flag, 0, sizeof(int), "
+  code.line("TC_CUDA_TRY(tcg::check(cudaMemsetAsync(context->ex.error, 0, sizeof(record), "
             "stream), \"cudaMemsetAsync\"), what);");
   code.line("TC_CUDA_TRY(tcg::check(cudaStreamSynchronize(stream), \"cudaStreamSynchronize\"), "
             "what);");
+  std::string sites;
+  for (const std::string &site : gatherSites)
+    sites += "\"" + site + "\", ";
+  code.line("static const char *const kGatherSites[] = {" + sites + "\"a gather\"};");
+  code.line("const int site = record.site >= 0 && record.site < " +
+            std::to_string(gatherSites.size()) + " ? record.site : " +
+            std::to_string(gatherSites.size()) + ";");
   code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
-            "_synchronize: an embedding or index_select index was out of range in a run since "
-            "the last synchronize (those rows are zeros)\");");
+            "_synchronize: %s: index %lld at position %lld of the indices is out of range: "
+            "valid indices are 0 to %lld (in a run since the last synchronize; the rows of bad "
+            "indices are zeros)\", kGatherSites[site], record.value, record.position, "
+            "record.extent - 1);");
   code.close();
   code.line();
   code.line("namespace {");

@@ -275,7 +275,8 @@ private:
     code.line("namespace {");
     code.line();
     code.line("constexpr size_t kAlign = 64;");
-    code.line("size_t alignUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }");
+    code.line("[[maybe_unused]] size_t alignUp(size_t bytes) {"
+              " return (bytes + kAlign - 1) / kAlign * kAlign; }");
     code.line();
     code.open("struct Symbols");
     for (const auto &[symbol, range] : graph_.symbols())
@@ -333,7 +334,7 @@ private:
     emitRun(code, state, body, inputs, weights);
     if (onDevice()) {
       code.line();
-      emitCudaHostRuns(code, name_, inputs.size(), graph_.outputs().size());
+      emitCudaHostRuns(code, name_, inputs.size(), graph_.outputs().size(), state.gatherSites());
     }
     return code.str();
   }
@@ -547,7 +548,8 @@ private:
       code.line("return status;");
       code.close();
       code.close();
-      code.line("unsigned char *base = static_cast<unsigned char *>(tc_arena_base(context->arena));");
+      code.line("[[maybe_unused]] unsigned char *base ="
+                " static_cast<unsigned char *>(tc_arena_base(context->arena));");
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
       std::string type = cppType(inputs[i]->type().dtype);

@@ -38,6 +38,13 @@ public:
   void setCurrentNode(const ir::Node *node) { currentNode_ = node; }
   /// "node 'fused_3' (fusion)": the current node as generated messages name it.
   std::string currentNodeLabel() const;
+  /// CUDA: numbers the current node as a gather site (its label is what <name>_synchronize
+  /// reports for an out-of-range index recorded with that number).
+  int addGatherSite() {
+    gatherSites_.push_back(currentNodeLabel());
+    return static_cast<int>(gatherSites_.size()) - 1;
+  }
+  const std::vector<std::string> &gatherSites() const { return gatherSites_; }
 
   /// CUDA: the kernels cuda_kernels.cpp printed for the graph, consumed in graph order by the
   /// fusion and elementwise nodes that own them.
@@ -80,6 +87,7 @@ private:
   CodeWriter &functions_;
   Target target_;
   const ir::Node *currentNode_ = nullptr;
+  std::vector<std::string> gatherSites_;
   const std::vector<CudaKernel> *cudaKernels_ = nullptr;
   size_t nextCudaKernel_ = 0;
   int kernels_ = 0;
@@ -159,8 +167,9 @@ void emitCudaLifecycle(CodeWriter &code, const std::string &name);
 void emitCudaArena(CodeWriter &code, const std::string &name);
 /// run_host and time_runs (host tensors staged through the context). Needs bindInputs and
 /// checkOutputs in scope.
+/// `gatherSites` are the labels of the gather nodes, by EmitState::addGatherSite number.
 void emitCudaHostRuns(CodeWriter &code, const std::string &name, size_t numInputs,
-                      size_t numOutputs);
+                      size_t numOutputs, const std::vector<std::string> &gatherSites);
 /// The CUDA-only declarations of the public header.
 void emitCudaHeaderApi(CodeWriter &code, const std::string &name);
 

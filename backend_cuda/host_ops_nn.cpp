@@ -281,28 +281,41 @@ Status emitGather(const ir::Node &node, EmitState &state) {
   const ir::Value *y = node.result();
   std::string count = productExpr(indices->type().shape);
   std::string call;
+  std::string extent;
   if (node.op() == OpKind::Embedding) {
     const ir::Shape &ws = table->type().shape;
+    extent = dimExpr(ws[0]);
     call = "embedding<" + ctype(y) + ", " + ctype(indices) + ">(" + state.ptr(table) + ", " +
-           dimExpr(ws[0]) + ", " + dimExpr(ws[1]) + ", " + state.ptr(indices) + ", " + count +
-           ", " + state.ptr(y) + ")";
+           extent + ", " + dimExpr(ws[1]) + ", " + state.ptr(indices) + ", " + count + ", " +
+           state.ptr(y);
   } else {
     const ir::Shape &shape = table->type().shape;
     auto dim = static_cast<size_t>(node.attrs().getInt("dim"));
+    extent = dimExpr(shape[dim]);
     call = "index_select<" + ctype(y) + ", " + ctype(indices) + ">(" + state.ptr(table) +
-           ", " + productRange(shape, 0, dim) + ", " + dimExpr(shape[dim]) + ", " +
+           ", " + productRange(shape, 0, dim) + ", " + extent + ", " +
            productRange(shape, dim + 1, shape.size()) + ", " + state.ptr(indices) + ", " +
-           count + ", " + state.ptr(y) + ")";
+           count + ", " + state.ptr(y);
   }
   if (state.onDevice()) {
-    // Out-of-range indices set the context's device error flag, checked after synchronizing.
-    state.callLibrary(call);
+    // Out-of-range indices are recorded in the context's gather_error with this site number,
+    // which <name>_synchronize turns back into the node's name.
+    state.code().line("context->ex.error_site = " + std::to_string(state.addGatherSite()) + ";");
+    state.callLibrary(call + ")");
     return Status::success();
   }
-  state.code().open("if (!tc::" + call + ")");
+  // The error names the first bad index: its position in the index tensor, its value and the
+  // valid range.
+  state.code().open("");
+  state.code().line("int64_t bad = 0;");
+  state.code().open("if (!tc::" + call + ", &bad))");
   state.code().line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"node '" +
                     node.name() + "' (" + std::string(ir::opName(node.op())) +
-                    "): index out of range\");");
+                    "): index %lld at position %lld of the indices is out of range: valid "
+                    "indices are 0 to %lld\", static_cast<long long>(" + state.ptr(indices) +
+                    "[bad]), static_cast<long long>(bad), static_cast<long long>(" + extent +
+                    ") - 1);");
+  state.code().close();
   state.code().close();
   return Status::success();
 }

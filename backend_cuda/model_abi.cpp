@@ -65,6 +65,9 @@ std::string modelHeader(const EmitOptions &options) {
   code.line("#ifdef __cplusplus");
   code.line("} /* extern \"C\" */");
   code.line();
+  // Inside thunderc:: so that a name like `exp` or `main` cannot clash with the C library
+  // or the program's own globals.
+  code.line("namespace thunderc {");
   code.line("namespace " + name + " {");
   code.line("/// RAII owner of a loaded model.");
   code.line("class Model {");
@@ -118,6 +121,7 @@ std::string modelHeader(const EmitOptions &options) {
   code.line("  " + name + "_context *context_ = nullptr;");
   code.line("};");
   code.line("} // namespace " + name);
+  code.line("} // namespace thunderc");
   code.line("#endif");
   code.line();
   code.line("#endif /* " + guard + " */");

@@ -10,6 +10,7 @@
 #include "backend_cuda/bundle.h"
 #include "backend_cuda/cuda_kernels.h"
 #include "backend_cuda/nvrtc_verify.h"
+#include "backend_cuda/output_folder.h"
 #include "cli/report.h"
 #include "frontend/npy.h"
 #include "crc32.h"
@@ -257,8 +258,9 @@ Status interpretToFiles(const LoadedProgram &program, const std::vector<std::str
 Status compileToBundle(const LoadedProgram &program, const BundleRequest &request) {
   std::filesystem::path input(program.path);
   cuda::BundleOptions options;
-  options.name =
-      cuda::sanitizeName(request.name.empty() ? input.stem().string() : request.name);
+  if (!request.name.empty())
+    TC_TRY(cuda::checkBundleName(request.name));
+  options.name = request.name.empty() ? cuda::sanitizeName(input.stem().string()) : request.name;
   options.sourceName = input.filename().string();
   options.goldenDir = request.goldenDir;
   options.target = request.target;
@@ -267,6 +269,7 @@ Status compileToBundle(const LoadedProgram &program, const BundleRequest &reques
     TC_ASSIGN_OR_RETURN(options.cudaArchitectures, cuda::cmakeCudaArchitecture(request.arch));
   }
   const std::string &outDir = request.outDir;
+  TC_TRY(cuda::checkOutputFolder(outDir, program.path));
   cuda::WeightSource weights = [&](const ir::Value &value) -> Expected<ir::TensorView> {
     if (!program.imported.archive)
       return invalidInput("text IR carries no weights for '" + value.name() + "'");

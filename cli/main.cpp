@@ -5,6 +5,8 @@
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
+#include "backend_cuda/bundle.h"
+#include "backend_cuda/output_folder.h"
 #include "cli/driver.h"
 #include "cli/exit_codes.h"
 #include "cli/report.h"
@@ -121,6 +123,14 @@ int run(int argc, char **argv) {
     return usage("unknown --emit value '" + emit + "'");
 
   std::string input = args["input"].as<std::string>();
+  // Refuse an output folder that must not be replaced before any work is done.
+  if (args.count("output")) {
+    Status outputOk = cuda::checkOutputFolder(args["output"].as<std::string>(), input);
+    if (outputOk.ok() && !args["name"].as<std::string>().empty())
+      outputOk = cuda::checkBundleName(args["name"].as<std::string>());
+    if (!outputOk.ok())
+      return usage(outputOk.error().message());
+  }
   spdlog::debug("loading {}", input);
   Expected<LoadedProgram> program = loadProgram(input);
   if (!program.ok())

@@ -92,8 +92,8 @@ public:
     TC_ASSIGN_OR_RETURN(const Json *graph, jsonObject(*module, "graph"));
     TC_ASSIGN_OR_RETURN(const Json *signature, jsonObject(*module, "signature"));
     TC_ASSIGN_OR_RETURN(state_.tensorValues, jsonObject(*graph, "tensor_values"));
-    if (graph->contains("sym_int_values") && (*graph)["sym_int_values"].is_object())
-      state_.symIntValues = &(*graph)["sym_int_values"];
+    if (const Json *symInts = jsonFind(*graph, "sym_int_values"); symInts && symInts->is_object())
+      state_.symIntValues = symInts;
     model_.graph = std::make_unique<ir::Graph>("model");
     state_.graph = model_.graph.get();
     TC_TRY(collectReferences(*graph, *signature));
@@ -107,11 +107,10 @@ public:
 
 private:
   Status checkVersion(const Json &program) {
-    if (program.contains("torch_version") && program["torch_version"].is_string())
-      model_.torchVersion = program["torch_version"].get<std::string>();
-    if (program.contains("verifiers") && program["verifiers"].is_array() &&
-        !program["verifiers"].empty() && program["verifiers"][0].is_string())
-      model_.irLevel = program["verifiers"][0].get<std::string>();
+    model_.torchVersion = jsonStringOr(program, "torch_version", model_.torchVersion);
+    if (const Json *verifiers = jsonFind(program, "verifiers");
+        verifiers && verifiers->is_array() && !verifiers->empty() && (*verifiers)[0].is_string())
+      model_.irLevel = (*verifiers)[0].get<std::string>();
     TC_ASSIGN_OR_RETURN(const Json *version, jsonObject(program, "schema_version"));
     TC_ASSIGN_OR_RETURN(int64_t major, jsonInt(*version, "major"));
     if (major != kSupportedSchemaMajor)
@@ -125,10 +124,10 @@ private:
     auto reference = [&](const std::string &name) { state_.referencedNames.insert(name); };
     TC_ASSIGN_OR_RETURN(const Json *nodes, jsonArray(graph, "nodes"));
     for (const Json &node : *nodes)
-      if (node.is_object() && node.contains("inputs"))
-        forEachName(node["inputs"], reference);
-    if (signature.contains("output_specs"))
-      forEachName(signature["output_specs"], reference);
+      if (const Json *inputs = jsonFind(node, "inputs"))
+        forEachName(*inputs, reference);
+    if (const Json *outputSpecs = jsonFind(signature, "output_specs"))
+      forEachName(*outputSpecs, reference);
     return Status::success();
   }
 
@@ -142,25 +141,24 @@ private:
         if (std::find(order.begin(), order.end(), symbol) == order.end())
           order.push_back(symbol);
     };
+    // Only a first pass for naming: malformed specs are reported by importInputs.
     for (const Json &spec : *inputSpecs) {
-      if (!spec.is_object() || !spec.contains("user_input"))
+      const Json *userInput = jsonFind(spec, "user_input");
+      const Json *arg = userInput ? jsonFind(*userInput, "arg") : nullptr;
+      const Json *tensor = arg ? jsonFind(*arg, "as_tensor") : nullptr;
+      if (!tensor)
         continue;
-      const Json &arg = spec["user_input"]["arg"];
-      if (!arg.is_object() || !arg.contains("as_tensor"))
+      const Json *meta = jsonFind(*state_.tensorValues, jsonStringOr(*tensor, "name").c_str());
+      const Json *sizes = meta ? jsonFind(*meta, "sizes") : nullptr;
+      if (!sizes || !sizes->is_array())
         continue;
-      std::string name = arg["as_tensor"].value("name", "");
-      if (!state_.tensorValues->contains(name))
-        continue;
-      const Json &sizes = (*state_.tensorValues)[name]["sizes"];
-      if (!sizes.is_array())
-        continue;
-      for (const Json &size : sizes)
-        if (size.is_object() && size.contains("as_expr") && size["as_expr"].is_object())
-          addSymbols(size["as_expr"].value("expr_str", ""));
+      for (const Json &size : *sizes)
+        if (const Json *expr = jsonFind(size, "as_expr"))
+          addSymbols(jsonStringOr(*expr, "expr_str"));
     }
-    const Json *constraints = nullptr;
-    if (program.contains("range_constraints") && program["range_constraints"].is_object())
-      constraints = &program["range_constraints"];
+    const Json *constraints = jsonFind(program, "range_constraints");
+    if (constraints && !constraints->is_object())
+      return invalidInput("field 'range_constraints' is not an object");
     if (constraints)
       for (auto it = constraints->begin(); it != constraints->end(); ++it)
         if (std::find(order.begin(), order.end(), it.key()) == order.end())
@@ -169,12 +167,13 @@ private:
       std::string name = "s" + std::to_string(i);
       state_.symbolRenames[order[i]] = name;
       ir::SymbolRange range;
-      if (constraints && constraints->contains(order[i])) {
-        const Json &bounds = (*constraints)[order[i]];
-        if (bounds.contains("min_val") && bounds["min_val"].is_number_integer())
-          range.min = bounds["min_val"].get<int64_t>();
-        if (bounds.contains("max_val") && bounds["max_val"].is_number_integer())
-          range.max = bounds["max_val"].get<int64_t>();
+      if (const Json *bounds = constraints ? jsonFind(*constraints, order[i].c_str()) : nullptr) {
+        const Json *minVal = jsonFind(*bounds, "min_val");
+        const Json *maxVal = jsonFind(*bounds, "max_val");
+        if (minVal && minVal->is_number_integer())
+          range.min = minVal->get<int64_t>();
+        if (maxVal && maxVal->is_number_integer())
+          range.max = maxVal->get<int64_t>();
       }
       if (range.max && *range.max < range.min)
         return invalidInput("range_constraints['" + order[i] + "']: empty range");
@@ -184,9 +183,10 @@ private:
   }
 
   Expected<ir::TensorType> placeholderType(const std::string &name) {
-    if (!state_.tensorValues->contains(name))
+    const Json *meta = jsonFind(*state_.tensorValues, name.c_str());
+    if (!meta)
       return invalidInput("no tensor_values entry for input '" + name + "'");
-    Expected<ir::TensorType> type = tensorTypeFromMeta((*state_.tensorValues)[name], state_);
+    Expected<ir::TensorType> type = tensorTypeFromMeta(*meta, state_);
     if (!type.ok())
       return std::move(type).error().withContext("tensor_values['" + name + "']");
     return type;
@@ -283,13 +283,15 @@ private:
   Status importSymIntNode(const Json &node, const std::string &name) {
     TC_ASSIGN_OR_RETURN(const Json *outputs, jsonArray(node, "outputs"));
     for (const Json &output : *outputs) {
-      if (!output.is_object() || !output.contains("as_sym_int"))
+      const Json *symInt = jsonFind(output, "as_sym_int");
+      if (!symInt)
         continue;
-      std::string symName = output["as_sym_int"].value("as_name", "");
-      if (state_.symIntValues && state_.symIntValues->contains(symName)) {
-        const Json &value = (*state_.symIntValues)[symName];
+      std::string symName = jsonStringOr(*symInt, "as_name");
+      const Json *value =
+          state_.symIntValues ? jsonFind(*state_.symIntValues, symName.c_str()) : nullptr;
+      if (value) {
         Expected<ir::TensorType> probe = tensorTypeFromMeta(
-            Json{{"dtype", 5}, {"sizes", Json::array({value})}}, state_);
+            Json{{"dtype", 5}, {"sizes", Json::array({*value})}}, state_);
         if (!probe.ok())
           return std::move(probe).error().withContext("sym_int_values['" + symName + "']");
         state_.symInts[symName] = probe->shape[0].asExpr();
@@ -302,13 +304,13 @@ private:
   }
 
   std::string nodeName(const Json &node, size_t index) {
-    if (node.contains("name") && node["name"].is_string())
-      return node["name"].get<std::string>();
-    if (node.contains("outputs") && node["outputs"].is_array() && !node["outputs"].empty()) {
-      const Json &first = node["outputs"][0];
-      if (first.is_object() && first.contains("as_tensor"))
-        return first["as_tensor"].value("name", "");
-    }
+    if (const Json *nameField = jsonFind(node, "name"); nameField && nameField->is_string())
+      return nameField->get<std::string>();
+    const Json *outputs = jsonFind(node, "outputs");
+    if (outputs && outputs->is_array() && !outputs->empty())
+      if (const Json *tensor = jsonFind((*outputs)[0], "as_tensor"))
+        if (std::string name = jsonStringOr(*tensor, "name"); !name.empty())
+          return name;
     return "node_" + std::to_string(index);
   }
 
@@ -319,9 +321,8 @@ private:
       return std::move(target).error().withContext("node '" + name + "'");
     std::string context = "node '" + name + "' (" + shortTarget(*target) + ")";
     ir::SourceInfo source;
-    if (node.contains("metadata") && node["metadata"].is_object() &&
-        node["metadata"].contains("stack_trace") && node["metadata"]["stack_trace"].is_string())
-      source = sourceFromStackTrace(node["metadata"]["stack_trace"].get<std::string>());
+    if (const Json *metadata = jsonFind(node, "metadata"))
+      source = sourceFromStackTrace(jsonStringOr(*metadata, "stack_trace"));
     source.target = shortTarget(*target);
     ImportedNodeRecord record{name, source.target, "compiled", {}, source};
 
@@ -379,8 +380,8 @@ private:
   Status keepAsAtenCall(const Json &node, const std::string &name,
                         const ir::SourceInfo &source) {
     std::vector<ir::Value *> operands;
-    if (node.contains("inputs"))
-      forEachName(node["inputs"], [&](const std::string &name) {
+    if (const Json *inputs = jsonFind(node, "inputs"))
+      forEachName(*inputs, [&](const std::string &name) {
         auto found = state_.values.find(name);
         if (found != state_.values.end())
           operands.push_back(found->second);
@@ -390,10 +391,10 @@ private:
     TC_ASSIGN_OR_RETURN(const Json *outputs, jsonArray(node, "outputs"));
     for (const Json &output : *outputs) {
       std::vector<const Json *> tensors;
-      if (output.contains("as_tensor"))
-        tensors.push_back(&output["as_tensor"]);
-      if (output.contains("as_tensors") && output["as_tensors"].is_array())
-        for (const Json &item : output["as_tensors"])
+      if (const Json *tensor = jsonFind(output, "as_tensor"))
+        tensors.push_back(tensor);
+      if (const Json *list = jsonFind(output, "as_tensors"); list && list->is_array())
+        for (const Json &item : *list)
           tensors.push_back(&item);
       for (const Json *tensor : tensors) {
         TC_ASSIGN_OR_RETURN(std::string tensorName, jsonString(*tensor, "name"));

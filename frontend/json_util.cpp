@@ -5,7 +5,45 @@
 
 namespace thunderc::frontend {
 
+Status checkJsonDepth(std::string_view text, int limit) {
+  int depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i; // the escaped character cannot end the string
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit)
+        return invalidInput("invalid JSON: nesting deeper than " + std::to_string(limit) +
+                            " levels at byte " + std::to_string(i));
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return Status::success();
+}
+
+const Json *jsonFind(const Json &object, const char *key) {
+  if (!object.is_object())
+    return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+std::string jsonStringOr(const Json &object, const char *key, const std::string &fallback) {
+  const Json *value = jsonFind(object, key);
+  return value && value->is_string() ? value->get<std::string>() : fallback;
+}
+
 Expected<Json> parseJson(const std::string &text) {
+  TC_TRY(checkJsonDepth(text, kMaxJsonDepth));
   // The JSON parser is the one place that reports through exceptions; convert at the edge.
   try {
     return Json::parse(text);

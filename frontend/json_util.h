@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -14,8 +15,25 @@ namespace thunderc::frontend {
 
 using Json = nlohmann::json;
 
-/// Parses JSON text; errors read "invalid JSON: <parser message>".
+/// The deepest nesting of arrays and objects parseJson accepts. An exported program nests
+/// about a dozen levels per graph (a higher-order op's subgraph adds another dozen); the bound
+/// keeps every recursive walk over the parsed document within a small, fixed stack.
+constexpr int kMaxJsonDepth = 256;
+
+/// Parses JSON text; errors read "invalid JSON: <parser message>". Documents nested deeper
+/// than kMaxJsonDepth are refused before parsing (with the byte offset where the limit is
+/// crossed), so no later walk over the result can exhaust the stack.
 Expected<Json> parseJson(const std::string &text);
+
+/// The nesting depth of JSON text (arrays and objects; strings are skipped), or the byte
+/// offset at which `limit` is first exceeded, as an error.
+Status checkJsonDepth(std::string_view text, int limit);
+
+/// obj[key] when obj is an object that has key, otherwise nullptr. Never throws and never
+/// reads past the document: use it wherever a field is optional.
+const Json *jsonFind(const Json &object, const char *key);
+/// obj[key] when it is a string, otherwise `fallback`.
+std::string jsonStringOr(const Json &object, const char *key, const std::string &fallback = "");
 
 /// obj[key] when obj is an object that has key; error "missing field 'key'" otherwise.
 Expected<const Json *> jsonField(const Json &object, const char *key);

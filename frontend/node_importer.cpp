@@ -35,6 +35,42 @@ Expected<ir::Dim> symIntToDim(const Json &symInt, const ImportState &state) {
   return invalidInput("unexpected SymInt kind '" + value.kind + "'");
 }
 
+// The eager strides recorded with a tensor's metadata. thunderc chooses its own layouts, but
+// strides that cannot describe a tensor of these sizes mean the metadata is corrupt: the same
+// rank as the sizes, no negative stride, and no element past the 2^48-element limit.
+Status checkStrides(const Json &meta, const ir::TensorType &type) {
+  const Json *strides = jsonFind(meta, "strides");
+  if (strides == nullptr)
+    return Status::success();
+  if (!strides->is_array())
+    return invalidInput("field 'strides' is not an array");
+  if (strides->size() != type.shape.size())
+    return invalidInput("strides have " + std::to_string(strides->size()) +
+                        " entries for a tensor of rank " + std::to_string(type.shape.size()));
+  unsigned __int128 lastElement = 0;
+  for (size_t i = 0; i < type.shape.size(); ++i) {
+    // Symbolic strides are expressions of the sizes' symbols; only static ones are checked.
+    TC_ASSIGN_OR_RETURN(JsonUnion stride, jsonUnion((*strides)[i], "stride"));
+    if (stride.kind != "as_int")
+      continue;
+    if (!stride.payload->is_number_integer())
+      return invalidInput("stride of dimension " + std::to_string(i) + " is not an integer");
+    int64_t value = stride.payload->get<int64_t>();
+    if (value < 0)
+      return invalidInput("stride " + std::to_string(value) + " of dimension " +
+                          std::to_string(i) + " is negative");
+    if (!type.shape[i].isStatic() || type.shape[i].value() == 0)
+      continue;
+    lastElement += static_cast<unsigned __int128>(type.shape[i].value() - 1) *
+                   static_cast<uint64_t>(value);
+    if (lastElement >= (static_cast<unsigned __int128>(1) << 48))
+      return invalidInput("stride " + std::to_string(value) + " of dimension " +
+                          std::to_string(i) + " addresses past the 2^48-element limit " +
+                          "(sizes " + type.str() + ")");
+  }
+  return Status::success();
+}
+
 } // namespace
 
 Expected<ir::TensorType> tensorTypeFromMeta(const Json &meta, const ImportState &state) {
@@ -57,6 +93,7 @@ Expected<ir::TensorType> tensorTypeFromMeta(const Json &meta, const ImportState 
     }
     type.shape.push_back(dim);
   }
+  TC_TRY(checkStrides(meta, type));
   return type;
 }
 

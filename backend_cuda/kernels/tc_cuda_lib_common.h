@@ -13,11 +13,23 @@
 
 namespace tcg {
 
+/// Device memory where gathers record the first out-of-range index they meet (the host reads
+/// it after synchronizing): a kernel cannot stop a run, so the row becomes zeros and this says
+/// where and what the bad index was.
+struct gather_error {
+  int flag = 0;            ///< 1 once an index was out of range
+  int site = 0;            ///< exec::error_site of the launch that set the flag
+  long long position = 0;  ///< the bad index's position in the index tensor
+  long long value = 0;     ///< its value
+  long long extent = 0;    ///< the valid range is [0, extent)
+};
+
 /// Per-context execution resources, owned by the bundle's context.
 struct exec {
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
-  int *error_flag = nullptr; ///< device int; gathers set it to 1 on an out-of-range index
+  gather_error *error = nullptr; ///< device record of an out-of-range gather index (or null)
+  int error_site = 0;            ///< caller's tag for the next gathers, copied into `error`
   bool allow_tf32 = false;   ///< fp32 GEMMs/convs may use TF32 tensor cores
 };
 

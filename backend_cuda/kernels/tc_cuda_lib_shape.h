@@ -187,14 +187,15 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 /// y[o, i, :] = x[o, index[i], :] for x [outer, extent, inner], y [outer, count, inner]; a
-/// row whose index is outside [0, extent) becomes zeros and sets *error_flag. Each block
+/// row whose index is outside [0, extent) becomes zeros and the first such index is recorded
+/// in *error (flag, site, position, value, extent; when not null). Each block
 /// holds blockDim.y rows of blockDim.x threads (blockDim.x covers `inner` when it is short,
 /// so short rows still fill the block).
 template <typename V, typename I>
 __global__ void __launch_bounds__(kThreads)
     gather_rows_kernel(const V *__restrict__ x, int64_t extent, int64_t inner,
                        const I *__restrict__ index, int64_t count, int64_t rows, V *__restrict__ y,
-                       int *error_flag) {
+                       gather_error *error, int site) {
   const int64_t row_step = static_cast<int64_t>(gridDim.x) * blockDim.y;
   for (int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y; row < rows;
        row += row_step) {
@@ -205,8 +206,12 @@ __global__ void __launch_bounds__(kThreads)
       const V zero{};
       for (int64_t e = threadIdx.x; e < inner; e += blockDim.x)
         target[e] = zero;
-      if (threadIdx.x == 0 && error_flag)
-        *error_flag = 1;
+      if (threadIdx.x == 0 && error && atomicCAS(&error->flag, 0, 1) == 0) {
+        error->site = site;
+        error->position = static_cast<long long>(row - o * count);
+        error->value = static_cast<long long>(selected);
+        error->extent = static_cast<long long>(extent);
+      }
       continue;
     }
     const V *source = x + (o * extent + selected) * inner;
@@ -225,7 +230,7 @@ result launch_gather_rows(const exec &ex, const V *x, int64_t outer, int64_t ext
   const dim3 block(width, kThreads / width);
   // blocks_for counts kThreads-thread blocks: rows * width threads are rows / block.y blocks.
   TC_LAUNCH(blocks_for(rows * width), block, 0, ex.stream, gather_rows_kernel<V, I>)
-  (x, extent, inner, index, count, rows, y, ex.error_flag);
+  (x, extent, inner, index, count, rows, y, ex.error, ex.error_site);
   return launched();
 }
 
@@ -319,7 +324,7 @@ result arange(const exec &ex, T *y, int64_t count, double start, double step) {
 }
 
 /// tc::embedding: y[i, :] = weight[indices[i], :] for weight [V, D]. An index outside [0, V)
-/// makes its row zeros and sets *ex.error_flag = 1 (when not null); the host checks the flag
+/// makes its row zeros and is recorded in *ex.error (when not null); the host checks the record
 /// after synchronizing (the CPU version refuses before writing anything).
 template <typename T, typename I>
 result embedding(const exec &ex, const T *weight, int64_t V, int64_t D, const I *indices,

@@ -148,13 +148,18 @@ template <typename T> void arange(T *y, int64_t count, double start, double step
 }
 
 namespace detail {
-/// True if every index lies in [0, extent).
+/// True if every index lies in [0, extent); otherwise false, with the position of the first
+/// index outside it in *bad_position (when not null).
 template <typename I>
-inline bool indices_in_range(const I *indices, int64_t count, int64_t extent) {
+inline bool indices_in_range(const I *indices, int64_t count, int64_t extent,
+                             int64_t *bad_position) {
   for (int64_t i = 0; i < count; ++i) {
     auto index = static_cast<int64_t>(indices[i]);
-    if (index < 0 || index >= extent)
+    if (index < 0 || index >= extent) {
+      if (bad_position)
+        *bad_position = i;
       return false;
+    }
   }
   return true;
 }
@@ -162,10 +167,12 @@ inline bool indices_in_range(const I *indices, int64_t count, int64_t extent) {
 
 /// y[i, :] = weight[indices[i], :] for weight [V, D] and `count` indices (any integer type I).
 /// Returns false, writing nothing, if an index lies outside [0, V): PyTorch's embedding raises
-/// "index out of range in self" for negative indices too.
+/// "index out of range in self" for negative indices too. The first bad index's position goes
+/// to *bad_position (when not null).
 template <typename T, typename I>
-bool embedding(const T *weight, int64_t V, int64_t D, const I *indices, int64_t count, T *y) {
-  if (!detail::indices_in_range(indices, count, V))
+bool embedding(const T *weight, int64_t V, int64_t D, const I *indices, int64_t count, T *y,
+               int64_t *bad_position = nullptr) {
+  if (!detail::indices_in_range(indices, count, V, bad_position))
     return false;
   for (int64_t i = 0; i < count; ++i) {
     const T *row = weight + static_cast<int64_t>(indices[i]) * D;
@@ -181,8 +188,8 @@ bool embedding(const T *weight, int64_t V, int64_t D, const I *indices, int64_t 
 /// [0, extent): PyTorch's index_select raises for negative indices too.
 template <typename T, typename I>
 bool index_select(const T *x, int64_t outer, int64_t extent, int64_t inner, const I *index,
-                  int64_t count, T *y) {
-  if (!detail::indices_in_range(index, count, extent))
+                  int64_t count, T *y, int64_t *bad_position = nullptr) {
+  if (!detail::indices_in_range(index, count, extent, bad_position))
     return false;
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < count; ++i) {

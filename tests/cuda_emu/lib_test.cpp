@@ -208,8 +208,14 @@ TEST_CASE("tcg::embedding: an out-of-range index zeroes its row and sets the err
     index[2] = bad;
     Buffer<float> w(weight), y(5 * D);
     Buffer<int32_t> indices(index);
+    context.ex.error_site = 7;
     REQUIRE_OK(tcg::embedding(context.ex, w.data(), V, D, indices.data(), 5, y.data()));
-    CHECK(context.errorFlag() == 1);
+    const tcg::gather_error record = context.gatherError();
+    CHECK(record.flag == 1);
+    CHECK(record.site == 7);
+    CHECK(record.position == 2);
+    CHECK(record.value == bad);
+    CHECK(record.extent == V);
     const Array<float> got = y.read();
     for (int64_t i = 0; i < 5; ++i)
       for (int64_t d = 0; d < D; ++d)

@@ -81,20 +81,23 @@ struct Context {
     REQUIRE(cudaStreamCreate(&ex.stream) == cudaSuccess);
     REQUIRE(cublasCreate(&ex.blas) == CUBLAS_STATUS_SUCCESS);
     REQUIRE(cublasSetStream(ex.blas, ex.stream) == CUBLAS_STATUS_SUCCESS);
-    REQUIRE(cudaMalloc(reinterpret_cast<void **>(&ex.error_flag), sizeof(int)) == cudaSuccess);
-    REQUIRE(cudaMemset(ex.error_flag, 0, sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMalloc(reinterpret_cast<void **>(&ex.error), sizeof(tcg::gather_error)) ==
+            cudaSuccess);
+    REQUIRE(cudaMemset(ex.error, 0, sizeof(tcg::gather_error)) == cudaSuccess);
   }
   ~Context() {
-    cudaFree(ex.error_flag);
+    cudaFree(ex.error);
     cublasDestroy(ex.blas);
     cudaStreamDestroy(ex.stream);
   }
-  int errorFlag() const {
-    int flag = -1;
+  tcg::gather_error gatherError() const {
+    tcg::gather_error record;
     REQUIRE(cudaStreamSynchronize(ex.stream) == cudaSuccess);
-    REQUIRE(cudaMemcpy(&flag, ex.error_flag, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
-    return flag;
+    REQUIRE(cudaMemcpy(&record, ex.error, sizeof(record), cudaMemcpyDeviceToHost) ==
+            cudaSuccess);
+    return record;
   }
+  int errorFlag() const { return gatherError().flag; }
 };
 
 /// REQUIRE(call.ok()), reporting the failing API and message. Variadic so that template

@@ -138,11 +138,48 @@ def test_failed_compile_leaves_output_untouched(thunderc, tmp_path):
     assert result.returncode == 5, result.stderr
     assert "aten.selu.default" in result.stderr and "zoo.py" in result.stderr
     assert not absent.exists()
+    # An earlier bundle in the way survives a failed compile byte for byte.
     existing = tmp_path / "existing"
-    existing.mkdir()
-    (existing / "keep.txt").write_text("user data")
+    compile_bundle(source, existing, "mlp")
+    before = {p: (existing / p).read_bytes() for p in os.listdir(existing)
+              if (existing / p).is_file()}
     result = __import__("subprocess").run([thunderc, str(bad), "-o", str(existing)],
                                           capture_output=True, text=True)
     assert result.returncode == 5
-    assert sorted(os.listdir(existing)) == ["keep.txt"]
+    assert {p: (existing / p).read_bytes() for p in os.listdir(existing)
+            if (existing / p).is_file()} == before
+    # A folder of the user's is refused before anything is read (usage error).
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "keep.txt").write_text("user data")
+    result = __import__("subprocess").run([thunderc, str(bad), "-o", str(mine)],
+                                          capture_output=True, text=True)
+    assert result.returncode == 2
+    assert sorted(os.listdir(mine)) == ["keep.txt"]
     assert not [p for p in os.listdir(tmp_path) if "thunderc-tmp" in p]
+
+
+def test_out_of_range_token_names_the_index(thunderc, tmp_path):
+    """An embedding index outside the table: the CPU bundle refuses the run before writing, and
+    the error names the node, the bad index's position and value, and the valid range."""
+    import re
+    import subprocess
+    import numpy as np
+    if "gpt" not in zoo_models():
+        pytest.skip("zoo model gpt not exported")
+    out = tmp_path / "b"
+    compile_bundle(os.path.join(ZOO_DIR, "gpt", "train.pt2"), out, "gpt")
+    build = build_bundle(out)
+    tokens = np.load(os.path.join(ZOO_DIR, "gpt", manifest("gpt")["cases"][0]["inputs"][0]))
+    for position, value in [(3, 1 << 40), (0, -1)]:
+        bad_tokens = tokens.copy()
+        bad_tokens.flat[position] = value
+        bad = tmp_path / "bad_tokens.npy"
+        np.save(bad, bad_tokens)
+        result = subprocess.run([os.path.join(build, "gpt_run"), "--inputs", str(bad),
+                                 "--outputs", str(tmp_path / "y.npy")], capture_output=True,
+                                text=True)
+        assert result.returncode == 3, result.stderr
+        assert re.search(rf"node [^ ]+ \(embedding\): index {value} at position {position} of "
+                         r"the indices is out of range: valid indices are 0 to \d+",
+                         result.stderr), result.stderr

@@ -21,13 +21,13 @@
   template void tc::fill<T>(T *, int64_t, double);                                                 \
   template void tc::arange<T>(T *, int64_t, double, double);                                       \
   template bool tc::embedding<T, int64_t>(const T *, int64_t, int64_t, const int64_t *, int64_t,   \
-                                          T *);                                                    \
+                                          T *, int64_t *);                                         \
   template bool tc::embedding<T, int32_t>(const T *, int64_t, int64_t, const int32_t *, int64_t,   \
-                                          T *);                                                    \
+                                          T *, int64_t *);                                         \
   template bool tc::index_select<T, int64_t>(const T *, int64_t, int64_t, int64_t,                 \
-                                             const int64_t *, int64_t, T *);                       \
+                                             const int64_t *, int64_t, T *, int64_t *);            \
   template bool tc::index_select<T, int32_t>(const T *, int64_t, int64_t, int64_t,                 \
-                                             const int32_t *, int64_t, T *);                       \
+                                             const int32_t *, int64_t, T *, int64_t *);            \
   template void tc::reduce_any<T>(const T *, int64_t, int64_t, int64_t, bool *);                   \
   template void tc::reduce<T, T>(tc::reduce_kind, const T *, int64_t, int64_t, int64_t, T *);      \
   template void tc::argmax<T>(const T *, int64_t, int64_t, int64_t, int64_t *);                    \

@@ -36,14 +36,14 @@ int main(int argc, char **argv) {
     return 2;
   }
   tc_error err;
-  dynamic_mlp::Model model;
+  thunderc::dynamic_mlp::Model model;
   expect(model.load("/nonexistent/weights.bin", &err) == TC_ERROR_IO, "missing weights -> IO");
   expect(model.load(argv[2], &err) == TC_ERROR_CORRUPT_WEIGHTS, "corrupt weights -> CORRUPT");
   if (model.load(argv[1], &err) != TC_OK) {
     std::fprintf(stderr, "load failed: %s\n", err.message);
     return 1;
   }
-  dynamic_mlp::Context context;
+  thunderc::dynamic_mlp::Context context;
   expect(context.create(model, &err) == TC_OK, "context");
 
   for (int64_t batch : {1, 7, 64}) {
