@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # Packs what scripts/gpu_check.sh needs on a GPU machine that cannot build thunderc (no
 # network, none of the -dev packages): thunderc built without NVRTC (--verify is not needed
-# there, and libnvrtc alone is larger than what a device run may carry), the shared libraries
+# there, and libnvrtc alone is larger than the rest of the kit together), the shared libraries
 # it links beyond glibc/libstdc++, and the exported zoo. The kit lands in gpu_kit/ (ignored by
-# git, a few MiB); carry it to the GPU machine and run there:
+# git, a few MiB); copy it with the source tree to the GPU machine and run there:
 #   THUNDERC=gpu_kit/bin/thunderc THUNDERC_ZOO_DIR=gpu_kit/models scripts/gpu_check.sh
-# (with the device tool: carry ["gpu_kit"], and give the command a timeout that leaves room to
-# rerun). Needs what scripts/setup.sh installs here.
+# Needs what scripts/setup.sh installs here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KIT=gpu_kit
