@@ -1,5 +1,6 @@
 // The host side of CUDA bundles: kernel launches in the run function, and the parts of
-// <name>.cu that differ from the CPU bundle's <name>.cpp (host_emitter.cpp writes the rest):
+// <name>.cu that differ from the CPU bundle's <name>.cpp (codegen/model_emitter.cpp writes the
+// rest):
 //   load         weights.bin is mapped and checked as on the CPU, then uploaded once into one
 //                device allocation; the host mapping is closed;
 //   context      the caller's stream (default stream until <name>_context_set_stream), a cuBLAS
@@ -12,19 +13,21 @@
 //   time_runs    device-resident runs timed with CUDA events, for `<name>_run --iters`.
 // Every CUDA/cuBLAS failure becomes TC_ERROR_DEVICE with file, line, node and call
 // (TC_CUDA_TRY, kernels/tc_cuda_bundle.h).
-#include "backend_cuda/fusion_kernel.h"
-#include "backend_cuda/host_emitter_internal.h"
+#include "backend_cuda/cuda_host.h"
+
+#include "codegen/emit_state.h"
+#include "codegen/fusion_kernel.h"
 
 namespace thunderc::cuda {
+using namespace codegen;
 
-Status emitCudaKernelLaunch(const ir::Node &node, EmitState &state) {
+Status emitCudaKernelLaunch(const ir::Node &node, const CudaKernel &kernel, EmitState &state) {
   if (node.op() == ir::OpKind::Fusion && node.attrs().getStr("kind") == "epilogue") {
     // The library op writes the fusion's output; the kernel then finishes it in place.
     TC_ASSIGN_OR_RETURN(EpilogueKernel epilogue, describeEpilogue(node));
     TC_TRY(emitEpilogueLibraryCall(node, epilogue, state));
     state.setCurrentNode(&node);
   }
-  const CudaKernel &kernel = state.nextCudaKernel();
   std::string arguments = kernel.name + "_index(sym)";
   for (const ir::Value *input : kernel.inputs)
     arguments += ", " + state.ptr(input);

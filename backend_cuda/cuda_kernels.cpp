@@ -24,10 +24,11 @@
 
 #include <algorithm>
 
-#include "backend_cuda/fusion_kernel.h"
-#include "backend_cuda/host_emitter_internal.h"
+#include "codegen/emit_state.h"
+#include "codegen/fusion_kernel.h"
 
 namespace thunderc::cuda {
+using namespace codegen;
 namespace {
 
 using ir::OpKind;
@@ -134,7 +135,7 @@ void emitLauncher(CodeWriter &code, const std::string &name, const std::string &
 
 class CudaPrinter {
 public:
-  explicit CudaPrinter(const ir::Graph &graph) : graph_(graph), state_(unused_, unused_) {
+  explicit CudaPrinter(const ir::Graph &graph) : graph_(graph), state_(unused_, unused_, nullptr) {
     bool planned = std::any_of(graph.nodes().begin(), graph.nodes().end(), [](const auto &node) {
       return node->attrs().has(ir::kArenaOffsetsAttr);
     });

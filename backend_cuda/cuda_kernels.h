@@ -1,6 +1,6 @@
 // The CUDA kernel printer: every fused kernel of a partitioned graph as CUDA C++ (the GPU
-// twin of the host loop printer, host_fusion.cpp; both print the same TC_HD scalar
-// functions, fusion_kernel.h).
+// twin of the CPU loop printer, backend_cpu/loop_kernels.cpp; both print the same TC_HD scalar
+// functions, codegen/fusion_kernel.h).
 #pragma once
 
 #include <string>
@@ -34,8 +34,9 @@ struct CudaKernel {
 /// express, e.g. a reduction fusion holding two reductions.
 Expected<std::vector<CudaKernel>> emitCudaKernels(const ir::Graph &graph);
 
-/// A self-contained translation unit holding `kernels`: the includes (tc_cuda.h, found
-/// beside tc_math.h in backend_cuda/kernels/), the model's Symbols struct, then each kernel.
+/// A self-contained translation unit holding `kernels`: the includes (tc_cuda.h from
+/// backend_cuda/kernels/, which includes tc_math.h from codegen/kernels/), the model's Symbols
+/// struct, then each kernel.
 /// Host code (index fillers, launchers) is compiled by nvcc and skipped under NVRTC
 /// (__CUDACC_RTC__), so the same text serves `nvcc -c` and `thunderc --verify`.
 std::string cudaTranslationUnit(const ir::Graph &graph, const std::vector<CudaKernel> &kernels,

@@ -1,6 +1,6 @@
 // NVRTC verification of generated kernels:
 //   1. check the architecture ("sm_80" -> --gpu-architecture=compute_80);
-//   2. hand NVRTC the embedded backend_cuda/kernels/ headers by file name (tc_cuda.h,
+//   2. hand NVRTC the embedded codegen/kernels/ and backend_cuda/kernels/ headers by file name (tc_cuda.h,
 //      tc_math.h, tc_rtc_std.h, ...): NVRTC has no host headers and no include path here;
 //   3. compile each kernel's own translation unit to PTX, on a few threads (NVRTC programs are
 //      independent), timing each and keeping its log.
@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <regex>
 
-#include "backend_cuda/embedded_files.h"
+#include "codegen/embedded_files.h"
 
 #if defined(THUNDERC_HAVE_NVRTC)
 #include <atomic>
@@ -21,6 +21,7 @@
 #endif
 
 namespace thunderc::cuda {
+using namespace codegen;
 namespace {
 
 /// "sm_80" / "compute_80" / "sm_90a" -> "compute_80" / "compute_90a"; empty when malformed.
@@ -40,14 +41,19 @@ struct Headers {
   std::vector<std::string> contents;
 };
 
+// The scalar layer (codegen/kernels/: tc_math.h, and tc_rtc_std.h, NVRTC's stand-in for the
+// standard headers) and the CUDA kernel headers, by file name as bundles ship them.
 Headers kernelHeaders() {
-  const std::string kPrefix = "backend_cuda/kernels/";
   Headers headers;
   for (size_t i = 0; i < kNumEmbeddedFiles; ++i) {
     std::string path = kEmbeddedFiles[i].path;
-    if (path.compare(0, kPrefix.size(), kPrefix) != 0)
+    size_t folder = 0;
+    for (const std::string prefix : {"codegen/kernels/", "backend_cuda/kernels/"})
+      if (path.compare(0, prefix.size(), prefix) == 0)
+        folder = prefix.size();
+    if (folder == 0)
       continue;
-    headers.names.push_back(path.substr(kPrefix.size()));
+    headers.names.push_back(path.substr(folder));
     headers.contents.emplace_back(reinterpret_cast<const char *>(kEmbeddedFiles[i].data),
                                   kEmbeddedFiles[i].size);
   }

@@ -7,10 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backend_cuda/bundle.h"
+#include "backend_cpu/cpu_backend.h"
+#include "backend_cuda/cuda_backend.h"
+#include "codegen/bundle.h"
 #include "backend_cuda/cuda_kernels.h"
 #include "backend_cuda/nvrtc_verify.h"
-#include "backend_cuda/output_folder.h"
+#include "codegen/output_folder.h"
 #include "cli/report.h"
 #include "frontend/npy.h"
 #include "crc32.h"
@@ -257,25 +259,28 @@ Status interpretToFiles(const LoadedProgram &program, const std::vector<std::str
 
 Status compileToBundle(const LoadedProgram &program, const BundleRequest &request) {
   std::filesystem::path input(program.path);
-  cuda::BundleOptions options;
+  codegen::BundleOptions options;
   if (!request.name.empty())
-    TC_TRY(cuda::checkBundleName(request.name));
-  options.name = request.name.empty() ? cuda::sanitizeName(input.stem().string()) : request.name;
+    TC_TRY(codegen::checkBundleName(request.name));
+  options.name = request.name.empty() ? codegen::sanitizeName(input.stem().string()) : request.name;
   options.sourceName = input.filename().string();
   options.goldenDir = request.goldenDir;
-  options.target = request.target;
+  options.cudaEmulation = request.cudaEmulation;
   options.allowTf32 = request.allowTf32;
   if (!request.arch.empty()) {
     TC_ASSIGN_OR_RETURN(options.cudaArchitectures, cuda::cmakeCudaArchitecture(request.arch));
   }
   const std::string &outDir = request.outDir;
-  TC_TRY(cuda::checkOutputFolder(outDir, program.path));
-  cuda::WeightSource weights = [&](const ir::Value &value) -> Expected<ir::TensorView> {
+  TC_TRY(codegen::checkOutputFolder(outDir, program.path));
+  codegen::WeightSource weights = [&](const ir::Value &value) -> Expected<ir::TensorView> {
     if (!program.imported.archive)
       return invalidInput("text IR carries no weights for '" + value.name() + "'");
     return program.imported.archive->tensor(value.weightName());
   };
-  Status status = cuda::writeBundle(*program.graph, weights, options, outDir);
+  std::unique_ptr<codegen::TargetBackend> backend = request.target == codegen::Target::Cuda
+                                                        ? cuda::makeCudaBackend()
+                                                        : cpu::makeCpuBackend();
+  Status status = codegen::writeBundle(*program.graph, weights, options, *backend, outDir);
   if (!status.ok())
     return std::move(status).error().withContext(program.path);
   return Status::success();

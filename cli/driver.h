@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "backend_cuda/host_emitter.h"
+#include "codegen/model_emitter.h"
 #include "frontend/importer.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
@@ -60,13 +60,14 @@ struct BundleRequest {
   std::string outDir;
   std::string name;      ///< empty: the input file's stem
   std::string goldenDir; ///< optional
-  cuda::Target target = cuda::Target::Cpu;
+  codegen::Target target = codegen::Target::Cpu;
   bool allowTf32 = false;
+  bool cudaEmulation = false; ///< CUDA: ship the CPU emulation of CUDA in the bundle
   std::string arch; ///< CUDA: the bundle's default GPU architecture ("sm_90a"); empty: sm_80 + sm_90
 };
 
 /// Compiles the program into the bundle folder `request.outDir` (atomically; see
-/// backend_cuda/bundle.h).
+/// codegen/bundle.h), with the request's target backend (backend_cpu/, backend_cuda/).
 Status compileToBundle(const LoadedProgram &program, const BundleRequest &request);
 
 /// --emit=cuda: the CUDA kernels generated for the program's graph (backend_cuda/

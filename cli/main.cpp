@@ -5,8 +5,8 @@
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
-#include "backend_cuda/bundle.h"
-#include "backend_cuda/output_folder.h"
+#include "codegen/bundle.h"
+#include "codegen/output_folder.h"
 #include "cli/driver.h"
 #include "cli/exit_codes.h"
 #include "cli/report.h"
@@ -50,6 +50,9 @@ int run(int argc, char **argv) {
        cxxopts::value<std::string>()->default_value("cpu"))
       ("allow-tf32", "cuda: let fp32 GEMMs and convolutions use TF32 tensor cores (faster, "
                      "about 1e-3 relative error); off by default, like PyTorch")
+      ("cuda-emulation", "cuda: also ship the CPU emulation of CUDA in the bundle, so that it "
+                         "builds and runs without a GPU (-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON; "
+                         "slow, for tests)")
       ("emit", "what to print: ir (the SSA graph), report (every op: status, node, source "
                "line; then the compiled kernels, library calls and views with FLOPs, bytes, "
                "why neighbours did not fuse, and the memory plan), report-json (the same as "
@@ -118,6 +121,8 @@ int run(int argc, char **argv) {
     return usage("unknown --target value '" + target + "' (expected cpu or cuda)");
   if (args.count("allow-tf32") && target != "cuda")
     return usage("--allow-tf32 needs --target cuda");
+  if (args.count("cuda-emulation") && target != "cuda")
+    return usage("--cuda-emulation needs --target cuda");
   if (emit != "ir" && emit != "report" && emit != "report-json" && emit != "dot" &&
       emit != "cuda")
     return usage("unknown --emit value '" + emit + "'");
@@ -125,9 +130,9 @@ int run(int argc, char **argv) {
   std::string input = args["input"].as<std::string>();
   // Refuse an output folder that must not be replaced before any work is done.
   if (args.count("output")) {
-    Status outputOk = cuda::checkOutputFolder(args["output"].as<std::string>(), input);
+    Status outputOk = codegen::checkOutputFolder(args["output"].as<std::string>(), input);
     if (outputOk.ok() && !args["name"].as<std::string>().empty())
-      outputOk = cuda::checkBundleName(args["name"].as<std::string>());
+      outputOk = codegen::checkBundleName(args["name"].as<std::string>());
     if (!outputOk.ok())
       return usage(outputOk.error().message());
   }
@@ -182,7 +187,8 @@ int run(int argc, char **argv) {
     request.outDir = args["output"].as<std::string>();
     request.name = args["name"].as<std::string>();
     request.goldenDir = args["golden"].as<std::string>();
-    request.target = target == "cuda" ? cuda::Target::Cuda : cuda::Target::Cpu;
+    request.target = target == "cuda" ? codegen::Target::Cuda : codegen::Target::Cpu;
+    request.cudaEmulation = args.count("cuda-emulation") > 0;
     request.allowTf32 = args.count("allow-tf32") > 0;
     if (target == "cuda" && args.count("arch"))
       request.arch = args["arch"].as<std::string>();

@@ -50,7 +50,7 @@ struct JsonUnion {
 };
 Expected<JsonUnion> jsonUnion(const Json &value, const std::string &what);
 
-/// The schema's ScalarType numbering (shared/PT2_FORMAT.md §2.6) -> DType. Unknown numbers
+/// The schema's ScalarType numbering (docs/PT2_FORMAT.md §2.6) -> DType. Unknown numbers
 /// are InvalidInput; known types thunderc does not compile (complex, float8, ...) are
 /// Unsupported. Accepts the enum name as a string too.
 Expected<ir::DType> schemaDType(const Json &value);

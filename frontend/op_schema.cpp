@@ -1,5 +1,5 @@
 // Parses the generated ATen schema table (frontend/aten_schemas.inc) on first use and turns
-// each default into the serialized Argument JSON of shared/PT2_FORMAT.md §2.4, so that the
+// each default into the serialized Argument JSON of docs/PT2_FORMAT.md §2.4, so that the
 // importer treats an omitted argument exactly like one torch.export wrote out.
 //
 // Algorithm:
@@ -212,7 +212,7 @@ struct EnumEntry {
   std::string_view name;
 };
 
-// c10::ScalarType -> serde ScalarType; the numbering differs (shared/PT2_FORMAT.md §2.6).
+// c10::ScalarType -> serde ScalarType; the numbering differs (docs/PT2_FORMAT.md §2.6).
 constexpr EnumEntry kScalarTypes[] = {
     {0, 1, "uint8"},           {1, 2, "int8"},           {2, 3, "int16"},
     {3, 4, "int"},             {4, 5, "long"},           {5, 6, "half"},

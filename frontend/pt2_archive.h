@@ -1,5 +1,5 @@
 // A .pt2 archive written by torch.export.save (torch >= 2.9): its model JSON and its raw
-// weight and constant files, validated and mapped in place (shared/PT2_FORMAT.md §1).
+// weight and constant files, validated and mapped in place (docs/PT2_FORMAT.md §1).
 #pragma once
 
 #include <map>

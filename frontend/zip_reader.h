@@ -1,5 +1,5 @@
 // ZipArchive: a zero-copy reader of the stored zip container that torch.export.save writes
-// (.pt2, shared/PT2_FORMAT.md §1.2). Every offset and size is checked against the file.
+// (.pt2, docs/PT2_FORMAT.md §1.2). Every offset and size is checked against the file.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Error values for user-facing failures (bad model files, unsupported features) and the
 // Expected<T> that carries them. Compiler bugs are TC_CHECK asserts, never Errors
-// (shared/STYLE.md habit 6).
+// (docs/STYLE.md habit 6).
 #pragma once
 
 #include <cstdio>

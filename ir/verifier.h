@@ -1,5 +1,5 @@
 // Structural and type checks for a Graph, run after import, after every pass in tests, and
-// before emission (shared/STYLE.md habit 7).
+// before emission (docs/STYLE.md habit 7).
 #pragma once
 
 #include "ir/graph.h"

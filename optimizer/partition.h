@@ -9,7 +9,7 @@
 
 namespace thunderc::opt {
 
-/// The classes of shared/DESIGN.md §4.
+/// The classes of docs/DESIGN.md §4.
 enum class PartitionKind {
   Kernel,  ///< a fusion node: generated loops (CPU) / a generated kernel (CUDA)
   Library, ///< a call into the kernel library: GEMM, conv, pooling, softmax, norms, ...

@@ -1,4 +1,4 @@
-// The interface every optimizer pass implements (shared/DESIGN.md §4): a named, in-place
+// The interface every optimizer pass implements (docs/DESIGN.md §4): a named, in-place
 // rewrite of one Graph that reports truthfully whether it changed anything.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The default pass pipeline for each optimization level (shared/DESIGN.md §4).
+// The default pass pipeline for each optimization level (docs/DESIGN.md §4).
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // The on-disk layout of weights.bin, shared by its reader (runtime/weights.cpp) and its writer
-// (runtime/weights_writer.cpp, used by the compiler). Fields are encoded byte by byte, so the
+// (codegen/weights_writer.cpp, used by the compiler). Fields are encoded byte by byte, so the
 // layout does not depend on the host's struct padding.
 //
 // weights.bin, version 1. All integers little-endian; offsets are absolute file offsets.

@@ -64,12 +64,14 @@ for tool in python3 cmake ninja; do
 done
 if ((EMULATE)); then
   BUNDLE_CMAKE_ARGS=(-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON)
+  THUNDERC_ARGS=(--cuda-emulation)
 else
   command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]] ||
     die "nvcc not found (on PATH or /usr/local/cuda/bin); --emulate needs none"
   python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' ||
     die "python3 cannot import torch, or torch sees no CUDA device (without a GPU: --emulate)"
   BUNDLE_CMAKE_ARGS=(-DCMAKE_CUDA_ARCHITECTURES=native)
+  THUNDERC_ARGS=()
 fi
 selected=$(python3 benchmarks/gpu_table.py --list --models "$MODELS" --dtypes "$DTYPES") ||
   exit "$EXIT_SETUP"
@@ -129,7 +131,8 @@ JOBS=$((CORES / PARALLEL > 2 ? CORES / PARALLEL : 2))
 build_bundle() {
   local name=$1 out=$BUNDLES/$1 began=$SECONDS verdict=built
   {
-    "$THUNDERC_PATH" "$ZOO/$name/train.pt2" -o "$out" --name "$name" --target cuda &&
+    "$THUNDERC_PATH" "$ZOO/$name/train.pt2" -o "$out" --name "$name" --target cuda \
+      "${THUNDERC_ARGS[@]}" &&
       cmake -S "$out" -B "$out/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         "${BUNDLE_CMAKE_ARGS[@]}" &&
       cmake --build "$out/build" -j "$JOBS"

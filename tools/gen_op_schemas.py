@@ -2,7 +2,7 @@
 """Generates frontend/aten_schemas.inc: the ATen operator schemas thunderc's importer knows.
 
 torch.export omits every argument left at its schema default, so the importer needs each
-op's schema to fill them back in (shared/PT2_FORMAT.md section 2.3). This script reads the
+op's schema to fill them back in (docs/PT2_FORMAT.md section 2.3). This script reads the
 schemas from the INSTALLED torch, so the table matches the torch that wrote the models:
 
   1. collect every aten overload tagged torch.Tag.core, plus EXTRA_OVERLOADS (training-IR

@@ -1,7 +1,7 @@
 // Host-side support for the code of a CUDA bundle (<name>.cu): CUDA/cuBLAS failures turned
 // into tc_status values with file and line, growable device buffers, the check that the GPU
 // is one the bundle was compiled for, and medians of event timings. Kept out of the generated
-// code so that every bundle shares one reviewed copy (shared/STYLE.md habit 10).
+// code so that every bundle shares one reviewed copy (docs/STYLE.md habit 10).
 #pragma once
 
 #include <algorithm>

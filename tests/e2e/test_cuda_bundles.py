@@ -27,11 +27,14 @@ if os.environ.get("CI") == "true" and not HAVE_NVCC:
     raise RuntimeError("CI: nvcc not found, the CUDA bundles cannot be built")
 
 
-def cuda_bundle(thunderc, tmp_path, model, level="train", opt="-O2"):
+def cuda_bundle(thunderc, tmp_path, model, level="train", opt="-O2", emulation=True):
+    """The CUDA bundle of a zoo model; with `emulation`, it also carries the CPU emulation of
+    CUDA (thunderc --cuda-emulation), which the emulated builds need."""
     model_dir = os.path.join(ZOO_DIR, model)
     out = tmp_path / "out"
     compile_bundle(os.path.join(model_dir, manifest(model)["levels"][level]["file"]), out, model,
-                   golden=model_dir, extra=[opt, "--target", "cuda"])
+                   golden=model_dir,
+                   extra=[opt, "--target", "cuda", *(["--cuda-emulation"] if emulation else [])])
     return out
 
 
@@ -39,7 +42,9 @@ def cuda_bundle(thunderc, tmp_path, model, level="train", opt="-O2"):
 @pytest.mark.parametrize("model", zoo_models())
 def test_cuda_bundle_compiles_and_links_with_nvcc(thunderc, tmp_path, model):
     start = time.monotonic()
-    out = cuda_bundle(thunderc, tmp_path, model)
+    # A deployable bundle: no emulation headers, and nvcc needs none.
+    out = cuda_bundle(thunderc, tmp_path, model, emulation=False)
+    assert not list((out / "kernels").glob("tc_cuda_emu*.h"))
     # One architecture keeps CI time down; the default pair is built for mlp below.
     build = build_bundle(out, ["-DCMAKE_CUDA_ARCHITECTURES=80-real"])
     runner = os.path.join(build, f"{model}_run")

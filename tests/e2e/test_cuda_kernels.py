@@ -12,8 +12,10 @@ import pytest
 from conftest import ZOO_DIR, run
 from test_bundles import manifest, zoo_models
 
-KERNELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                           "backend_cuda", "kernels")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+# The CUDA kernel headers and the scalar layer they include (tc_math.h).
+KERNELS_DIR = os.path.join(ROOT, "backend_cuda", "kernels")
+SCALAR_DIR = os.path.join(ROOT, "codegen", "kernels")
 EXIT_UNSUPPORTED = 5
 
 
@@ -44,7 +46,8 @@ def test_nvcc_compiles_emitted_cuda(thunderc, tmp_path, model):
     source = tmp_path / f"{model}.cu"
     source.write_text(run([thunderc, model_file(model, "core"), "-O2", "--emit=cuda"]).stdout)
     result = run(["nvcc", "-c", "-arch=sm_80", "-std=c++17",
-                  "-Werror=all-warnings", "-I", KERNELS_DIR, str(source),
+                  "-Werror=all-warnings", "-I", KERNELS_DIR, "-I", SCALAR_DIR,
+                  str(source),
                   "-o", str(tmp_path / f"{model}.o")])
     assert os.path.getsize(tmp_path / f"{model}.o") > 0, result.stderr
 
@@ -60,4 +63,4 @@ def test_nvcc_compiles_integer_extremum_kernels(thunderc, tmp_path):
     source.write_text(run([thunderc, tir, "-O2", "--emit=cuda"]).stdout)
     assert "reduction" in source.read_text()
     run(["nvcc", "-c", "-arch=sm_80", "-std=c++17", "-Werror=all-warnings", "-I", KERNELS_DIR,
-         str(source), "-o", str(tmp_path / "integer_extrema.o")])
+         "-I", SCALAR_DIR, str(source), "-o", str(tmp_path / "integer_extrema.o")])

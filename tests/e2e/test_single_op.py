@@ -51,7 +51,8 @@ def test_single_op_bundle_builds_warning_free(tmp_path, op, opt, target):
     inputs = tuple(torch.randn(*shape, generator=generator) for shape in shapes)
     torch.export.save(torch.export.export(module(), inputs), tmp_path / "m.pt2")
     out = tmp_path / "bundle"
-    compile_bundle(tmp_path / "m.pt2", out, op, extra=[opt, "--target", target])
+    compile_bundle(tmp_path / "m.pt2", out, op,
+                   extra=[opt, "--target", target, *(["--cuda-emulation"] * (target == "cuda"))])
     extra = ["-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON"] if target == "cuda" else []
     build = build_bundle(out, extra)
     files = []

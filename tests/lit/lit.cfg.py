@@ -1,5 +1,5 @@
 # lit configuration for the textual-IR tests: each .tir file holds IR text plus RUN lines that
-# pipe thunderc's output through FileCheck (shared/STYLE.md habit 4).
+# pipe thunderc's output through FileCheck (docs/STYLE.md habit 4).
 #
 # Run from CTest (`ctest -R lit`), or by hand:
 #   THUNDERC_BIN=build/cli/thunderc lit -v tests/lit

@@ -184,7 +184,8 @@ def test_bundle_matches_eager(thunderc, exported, work_dir, suite, level, target
     bundle = work_dir / "bundles" / target / name
     build = bundle / "build"
     result = _run([thunderc, folder / f"{level}.pt2", "-o", bundle, "--name", name,
-                   "--golden", folder, "--target", target])
+                   "--golden", folder, "--target", target,
+                   *(["--cuda-emulation"] if target == "cuda" else [])])
     assert result.returncode == 0, _whole_suite_failure("thunderc -o", suite, level, manifest,
                                                         result)
 

@@ -1,5 +1,5 @@
 // Explicitly instantiates every template of the bundle kernel library
-// (backend_cuda/kernels/tc_kernels.h) for each element type it serves, so a template error
+// (backend_cpu/kernels/tc_kernels.h) for each element type it serves, so a template error
 // fails the build instead of the first bundle that happens to use it. Besides being part of
 // the unit-test binary, CTest compiles this file on its own as C++17 with
 // -Wall -Wextra -Werror (test "kernels_cxx17", tests/unit/CMakeLists.txt), the way bundles

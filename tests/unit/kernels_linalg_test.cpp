@@ -1,5 +1,5 @@
 // Tests of the kernel library's GEMM, convolution and pooling kernels
-// (backend_cuda/kernels/tc_kernels_linalg.h, tc_kernels_pool.h) against the reference
+// (backend_cpu/kernels/tc_kernels_linalg.h, tc_kernels_pool.h) against the reference
 // interpreter's matmul/addmm/linear/conv2d/pooling ops. gemm is checked on both of its paths:
 // BLAS (when the unit tests are built with TC_USE_CBLAS, as bundles are) and gemm_loops.
 #include "kernels_test_util.h"

@@ -1,5 +1,5 @@
 // Tests of the kernel library's reductions and row-wise composites
-// (backend_cuda/kernels/tc_kernels_reduce.h, tc_kernels_nn.h) against the reference
+// (backend_cpu/kernels/tc_kernels_reduce.h, tc_kernels_nn.h) against the reference
 // interpreter: sum/mean/amax/amin/prod/any/var/argmax, softmax and log_softmax, layer_norm,
 // batch_norm and attention (masks, causal, fully masked rows).
 #include "kernels_test_util.h"

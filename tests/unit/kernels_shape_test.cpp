@@ -1,4 +1,4 @@
-// Tests of the kernel library's data-movement kernels (backend_cuda/kernels/tc_kernels_shape.h)
+// Tests of the kernel library's data-movement kernels (backend_cpu/kernels/tc_kernels_shape.h)
 // against the reference interpreter: strided_copy for permute/expand/slice/select,
 // strided_store for concat, triangle for tril/triu, fill for full, arange, embedding and
 // index_select (including out-of-range and negative indices).

@@ -1,5 +1,5 @@
 // Unit tests for optimizer/: every pass says truthfully whether it changed the graph
-// ("unchanged" means a byte-identical print, shared/STYLE.md habit 5), the manager rejects
+// ("unchanged" means a byte-identical print, docs/STYLE.md habit 5), the manager rejects
 // unknown pass names, --verify-each blames a pass that breaks the graph, and
 // --print-ir-after prints in the documented format.
 #include <doctest/doctest.h>

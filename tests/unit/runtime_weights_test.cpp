@@ -1,4 +1,4 @@
-// Tests for runtime/weights and runtime/weights_writer: a written file opens and serves its
+// Tests for runtime/weights and codegen/weights_writer: a written file opens and serves its
 // tensors, and every kind of damage (truncation, flipped bytes, bad fields, duplicates, missing
 // files) is the documented status with a message naming the file and tensor, never a crash.
 #include <doctest/doctest.h>
@@ -17,9 +17,10 @@
 #include "runtime/crc32.h"
 #include "runtime/weights.h"
 #include "runtime/weights_format.h"
-#include "runtime/weights_writer.h"
+#include "codegen/weights_writer.h"
 
 using namespace thunderc::runtime;
+using thunderc::codegen::WeightsWriter;
 namespace format = thunderc::runtime::weights_format;
 
 namespace {

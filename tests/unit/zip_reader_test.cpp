@@ -1,5 +1,5 @@
 // Tests for frontend/zip_reader and frontend/mapped_file. Archives are built in memory by a tiny
-// writer that mimics PyTorchStreamWriter (shared/PT2_FORMAT.md §1.2), then damaged on purpose.
+// writer that mimics PyTorchStreamWriter (docs/PT2_FORMAT.md §1.2), then damaged on purpose.
 #include <doctest/doctest.h>
 
 #include <cstdio>

@@ -1,0 +1,135 @@
+// The CPU target: C++17 loop nests for the fused kernels (loop_kernels.cpp), the portable
+// kernel library (kernels/tc_kernels.h) for library calls, host memory for weights (mapped from
+// weights.bin) and for the arena.
+#include "backend_cpu/cpu_backend.h"
+
+#include <algorithm>
+
+#include "backend_cpu/loop_kernels.h"
+#include "codegen/bundle.h"
+#include "codegen/emit_state.h"
+#include "codegen/template.h"
+
+namespace thunderc::cpu {
+using namespace codegen;
+namespace {
+
+class CpuBackend final : public TargetBackend {
+public:
+  Target target() const override { return Target::Cpu; }
+  Status prepare(const ir::Graph &) override { return Status::success(); }
+  std::string sourceFile(const std::string &name) const override { return name + ".cpp"; }
+
+  void emitIncludesAndTypes(CodeWriter &code, const std::string &name,
+                            size_t numWeights) const override {
+    code.line("#include <algorithm>");
+    code.line("#include <cmath>");
+    code.line("#include <cstdint>");
+    code.line("#include <cstring>");
+    code.line("#include <limits>");
+    code.line("#include <new>");
+    code.line();
+    code.line("#include \"arena.h\"");
+    code.line("#include \"tc_kernels.h\"");
+    code.line("#include \"weights.h\"");
+    code.line();
+    code.open("struct " + name + "_model");
+    code.line("tc_weights *weights = nullptr;");
+    code.line("tc_tensor params[" + std::to_string(std::max<size_t>(numWeights, 1)) + "] = {};");
+    code.close(";");
+    code.line();
+    code.open("struct " + name + "_context");
+    code.line("const " + name + "_model *model = nullptr;");
+    code.line("tc_arena *arena = nullptr;");
+    code.close(";");
+  }
+
+  void emitLifecycle(CodeWriter &code, const std::string &n) const override {
+    openEntryPoint(code,
+                   "tc_status " + n + "_load(const char *weights_path, " + n +
+                       "_model **out, tc_error *err)",
+                   "out == nullptr || weights_path == nullptr", n + "_load: null argument");
+    code.line("*out = nullptr;");
+    code.line(n + "_model *model = new (std::nothrow) " + n + "_model();");
+    code.open("if (model == nullptr)");
+    code.line("return tc_error_setf(err, TC_ERROR_OUT_OF_MEMORY, \"" + n +
+              "_load: out of memory\");");
+    code.close();
+    code.line("tc_status status = tc_weights_open(weights_path, &model->weights, err);");
+    code.open("for (size_t i = 0; status == TC_OK && i < kNumWeights; ++i)");
+    code.line("const WeightSpec &spec = kWeights[i];");
+    code.line("status = tc_weights_find_expected(model->weights, spec.name, spec.dtype, "
+              "spec.rank, spec.shape, &model->params[i], err);");
+    code.close();
+    code.open("if (status != TC_OK)");
+    code.line(n + "_free(model);");
+    code.line("return status;");
+    code.close();
+    code.line("*out = model;");
+    code.line("return TC_OK;");
+    code.close();
+    code.line();
+    code.open("void " + n + "_free(" + n + "_model *model)");
+    code.open("if (model != nullptr)");
+    code.line("tc_weights_close(model->weights);");
+    code.close();
+    code.line("delete model;");
+    code.close();
+    code.line();
+    openEntryPoint(code,
+                   "tc_status " + n + "_context_create(const " + n + "_model *model, " + n +
+                       "_context **out, tc_error *err)",
+                   "model == nullptr || out == nullptr", n + "_context_create: null argument");
+    code.line("*out = new (std::nothrow) " + n + "_context();");
+    code.open("if (*out == nullptr)");
+    code.line("return tc_error_setf(err, TC_ERROR_OUT_OF_MEMORY, \"" + n +
+              "_context_create: out of memory\");");
+    code.close();
+    code.line("(*out)->model = model;");
+    code.line("return TC_OK;");
+    code.close();
+    code.line();
+    code.open("void " + n + "_context_destroy(" + n + "_context *context)");
+    code.open("if (context != nullptr)");
+    code.line("tc_arena_destroy(context->arena);");
+    code.close();
+    code.line("delete context;");
+    code.close();
+    code.line();
+  }
+
+  void emitArena(CodeWriter &code, const std::string &n) const override {
+    code.open("if (context->arena == nullptr || tc_arena_size(context->arena) < bytes)");
+    code.line("tc_arena_destroy(context->arena);");
+    code.line("context->arena = nullptr;");
+    code.line("status = tc_arena_create(std::max(bytes, kAlign), &context->arena, err);");
+    code.open("if (status != TC_OK)");
+    code.line("tc_error_prefixf(err, \"" + n + "_run: \");");
+    code.line("return status;");
+    code.close();
+    code.close();
+    code.line("[[maybe_unused]] unsigned char *base ="
+              " static_cast<unsigned char *>(tc_arena_base(context->arena));");
+  }
+
+  Status emitKernel(const ir::Node &node, EmitState &state) override {
+    return emitLoopKernel(node, state);
+  }
+
+  std::string cmakeLists(const BundleOptions &options, bool hasGolden) const override {
+    return renderEmbeddedTemplate("backend_cpu/templates/CMakeLists.txt.in",
+                                  {{"NAME", options.name}, {"SOURCE", options.sourceName}}) +
+           goldenTestCmake(options, hasGolden);
+  }
+
+  // The scalar layer shared with CUDA (tc_math.h) and the CPU kernel library.
+  bool shipsKernelHeader(const std::string &path, const BundleOptions &) const override {
+    return path == "codegen/kernels/tc_math.h" || path.rfind("backend_cpu/kernels/", 0) == 0;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<codegen::TargetBackend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
+
+} // namespace thunderc::cpu

@@ -1,0 +1,124 @@
+// The CUDA target: kernels printed as CUDA C++ (cuda_kernels.cpp) and launched on the context's
+// stream, the tcg:: kernel library and cuBLAS for library calls, device memory for weights and
+// the arena (cuda_host.cpp writes those parts of <name>.cu).
+#include "backend_cuda/cuda_backend.h"
+
+#include <regex>
+
+#include "backend_cuda/cuda_host.h"
+#include "backend_cuda/cuda_kernels.h"
+#include "codegen/bundle.h"
+#include "codegen/emit_state.h"
+#include "codegen/model_emitter.h"
+#include "codegen/template.h"
+
+namespace thunderc::cuda {
+using namespace codegen;
+namespace {
+
+class CudaBackend final : public TargetBackend {
+public:
+  Target target() const override { return Target::Cuda; }
+
+  Status prepare(const ir::Graph &graph) override {
+    TC_ASSIGN_OR_RETURN(kernels_, emitCudaKernels(graph));
+    next_ = 0;
+    return Status::success();
+  }
+
+  std::string sourceFile(const std::string &name) const override { return name + ".cu"; }
+
+  void addSources(const std::string &name,
+                  std::map<std::string, std::string> &files) const override {
+    files[name + "_emulated.cpp"] =
+        "// " + name + ".cu built by the host compiler against the CPU emulation of CUDA\n"
+        "// (THUNDERC_BUNDLE_CUDA_EMULATE, kernels/tc_cuda_emu.h). Generated; do not edit.\n"
+        "#include \"" + name + ".cu\"\n";
+  }
+
+  void emitIncludesAndTypes(CodeWriter &code, const std::string &name,
+                            size_t numWeights) const override {
+    emitCudaIncludes(code);
+    code.line();
+    emitCudaModelTypes(code, name, numWeights);
+  }
+
+  // The probe kernel and the printed kernels, after the TC_HD scalar functions they call.
+  void emitDefinitions(CodeWriter &code, const EmitOptions &options) const override {
+    code.line("constexpr bool kAllowTf32 = " + std::string(options.allowTf32 ? "true" : "false") +
+              ";");
+    code.line("/// An empty kernel: its attributes tell whether this GPU runs the bundle's code.");
+    code.line("__global__ void probe_kernel() {}");
+    for (const CudaKernel &kernel : kernels_) {
+      code.line();
+      code.raw(kernel.code);
+    }
+  }
+
+  void emitLifecycle(CodeWriter &code, const std::string &name) const override {
+    emitCudaLifecycle(code, name);
+  }
+
+  void emitArena(CodeWriter &code, const std::string &name) const override {
+    emitCudaArena(code, name);
+  }
+
+  // Kernel nodes come in graph order, the order prepare() printed their kernels in.
+  Status emitKernel(const ir::Node &node, EmitState &state) override {
+    TC_CHECK(next_ < kernels_.size(), "more kernel nodes than printed CUDA kernels");
+    return emitCudaKernelLaunch(node, kernels_[next_++], state);
+  }
+
+  void emitMoreEntryPoints(CodeWriter &code, const std::string &name, size_t numInputs,
+                           size_t numOutputs, const EmitState &state) const override {
+    code.line();
+    emitCudaHostRuns(code, name, numInputs, numOutputs, state.gatherSites());
+  }
+
+  void emitHeaderApi(CodeWriter &code, const std::string &name) const override {
+    emitCudaHeaderApi(code, name);
+  }
+
+  std::string cmakeLists(const BundleOptions &options, bool hasGolden) const override {
+    return renderEmbeddedTemplate("backend_cuda/templates/CMakeLists.txt.in",
+                                  {{"NAME", options.name},
+                                   {"SOURCE", options.sourceName},
+                                   {"CUDA_ARCHITECTURES", options.cudaArchitectures}}) +
+           goldenTestCmake(options, hasGolden);
+  }
+
+  std::string readmeSection(const BundleOptions &options) const override {
+    return renderEmbeddedTemplate("backend_cuda/templates/README.md.in",
+                                  {{"NAME", options.name},
+                                   {"CUDA_ARCHITECTURES", options.cudaArchitectures}});
+  }
+
+  // The scalar layer (tc_math.h), the CUDA kernel library, and the CPU emulation of CUDA only
+  // when asked for: it is a tool for machines without a GPU, not part of a deployed bundle.
+  bool shipsKernelHeader(const std::string &path, const BundleOptions &options) const override {
+    if (path == "codegen/kernels/tc_math.h" || path.rfind("backend_cuda/kernels/", 0) == 0)
+      return true;
+    return options.cudaEmulation && path.rfind("cuda_emu/tc_cuda_emu", 0) == 0;
+  }
+
+private:
+  std::vector<CudaKernel> kernels_; ///< printed by prepare(), in graph order
+  size_t next_ = 0;                 ///< the next kernel node's index in kernels_
+};
+
+} // namespace
+
+std::unique_ptr<codegen::TargetBackend> makeCudaBackend() {
+  return std::make_unique<CudaBackend>();
+}
+
+Expected<std::string> cmakeCudaArchitecture(const std::string &arch) {
+  static const std::regex kArch("^(sm|compute)_([0-9]{2,3}[af]?)$");
+  std::smatch match;
+  if (!std::regex_match(arch, match, kArch))
+    return Error(ErrorKind::Usage,
+                 "--arch '" + arch + "' is not a GPU architecture like sm_80 or compute_90a");
+  return match[1].str() == "sm" ? match[2].str() : match[2].str() + "-virtual";
+}
+
+} // namespace thunderc::cuda

@@ -1,0 +1,209 @@
+// The bundle writer: collects every file of out/ in memory, then writes them to a temporary
+// folder and swaps it in, so a failure never leaves a partial out/.
+#include "codegen/bundle.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include "codegen/embedded_files.h"
+#include "codegen/model_emitter.h"
+#include "codegen/output_folder.h"
+#include "codegen/template.h"
+#include "codegen/weights_writer.h"
+
+namespace thunderc::codegen {
+namespace fs = std::filesystem;
+namespace {
+
+Expected<std::vector<uint8_t>> weightsFile(const ir::Graph &graph, const WeightSource &weights) {
+  WeightsWriter writer;
+  std::set<std::string> written;
+  for (const auto &input : graph.inputs()) {
+    if (input->inputKind() == ir::InputKind::User || written.count(input->weightName()))
+      continue;
+    const ir::HostTensor *folded = graph.constantData(input->weightName());
+    Expected<ir::TensorView> fetched =
+        folded ? Expected<ir::TensorView>(folded->view()) : weights(*input);
+    TC_ASSIGN_OR_RETURN(ir::TensorView view, std::move(fetched));
+    std::vector<uint8_t> bytes = ir::contiguousCopy(view).bytes;
+    std::string error;
+    if (!writer.add(input->weightName(), static_cast<tc_dtype>(view.dtype), view.shape,
+                    bytes.data(), bytes.size(), &error))
+      return invalidInput("weight '" + input->weightName() + "': " + error);
+    written.insert(input->weightName());
+  }
+  return writer.encode();
+}
+
+std::string readme(const ir::Graph &graph, const BundleOptions &options, bool hasGolden) {
+  std::string inputs, outputs;
+  for (const auto &input : graph.inputs())
+    if (input->inputKind() == ir::InputKind::User)
+      inputs += "- `" + input->name() + "`: " + input->type().str() + "\n";
+  for (size_t i = 0; i < graph.outputs().size(); ++i)
+    outputs += "- output " + std::to_string(i) + ": " + graph.outputs()[i]->type().str() + "\n";
+  std::string symbols;
+  for (const auto &[symbol, range] : graph.symbols())
+    symbols += "- `" + symbol + "` in [" + std::to_string(range.min) + ", " +
+               (range.max ? std::to_string(*range.max) : "inf") + "]\n";
+  return renderEmbeddedTemplate(
+      "codegen/templates/README.md.in",
+      {{"NAME", options.name},
+       {"SOURCE", options.sourceName},
+       {"GOLDEN_COMMAND",
+        hasGolden ? "ctest --test-dir build                         # golden test vs PyTorch\n"
+                  : ""},
+       {"INPUTS", inputs},
+       {"OUTPUTS", outputs},
+       {"SYMBOLS", symbols.empty() ? "" : "\n## Dynamic dims\n\n" + symbols},
+       {"GOLDEN_FILES",
+        hasGolden ? "- `golden/`: sample inputs and PyTorch outputs for the golden test\n" : ""}});
+}
+
+Status copyGolden(const std::string &goldenDir, std::map<std::string, std::string> &files,
+                  size_t numInputs, size_t numOutputs) {
+  auto copy = [&](const std::string &folder, const std::string &stem, size_t count,
+                  bool required) -> Status {
+    for (size_t i = 0; i < count; ++i) {
+      std::string relative = folder + "/" + stem + "_" + std::to_string(i) + ".npy";
+      fs::path source = fs::path(goldenDir) / relative;
+      std::ifstream stream(source, std::ios::binary);
+      if (!stream) {
+        if (!required)
+          return Status::success();
+        return ioError(source.string() + ": cannot open golden file");
+      }
+      files["golden/" + relative] =
+          std::string(std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>());
+    }
+    return Status::success();
+  };
+  TC_TRY(copy("inputs", "input", numInputs, true));
+  TC_TRY(copy("expected", "output", numOutputs, true));
+  return copy("expected_fp64", "output", numOutputs, false);
+}
+
+} // namespace
+
+
+namespace {
+
+// Names a bundle cannot take: the bare name is a C++ namespace (`thunderc::<name>::Model`),
+// a CMake target and the stem of every generated symbol and file.
+bool isReservedName(const std::string &name) {
+  static const std::set<std::string> kReserved = {
+      // C++ keywords and alternative tokens
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+      "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+      "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+      "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+      "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+      "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+      "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
+      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+      "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+      "virtual", "void", "volatile", "wchar_t", "while", "restrict",
+      // macros of the C library and predefined macros of GNU compilers (-std=gnu++17)
+      "assert", "errno", "stdin", "stdout", "stderr", "offsetof", "setjmp", "va_arg", "va_copy",
+      "va_end", "va_start", "linux", "unix", "i386", "math_errhandling", "static_assert",
+      // namespaces and targets of the bundle itself, and CMake's reserved target names
+      "thunderc", "tc", "tcg", "std", "thunderc_runtime", "all", "clean", "help", "install",
+      "test", "package", "package_source", "edit_cache", "rebuild_cache",
+      "list_install_components", "ALL_BUILD", "ZERO_CHECK", "RUN_TESTS", "INSTALL", "PACKAGE"};
+  if (kReserved.count(name))
+    return true;
+  // Reserved identifiers (a leading underscore, a double underscore) and all-capital names,
+  // the spelling of macros (NULL, EOF, INFINITY, ...).
+  if (name[0] == '_' || name.find("__") != std::string::npos)
+    return true;
+  return std::none_of(name.begin(), name.end(),
+                      [](char c) { return std::islower(static_cast<unsigned char>(c)); });
+}
+
+bool isIdentifier(const std::string &name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+constexpr size_t kMaxNameLength = 64;
+
+} // namespace
+
+Status checkBundleName(const std::string &name) {
+  if (!isIdentifier(name))
+    return Error(ErrorKind::Usage,
+                 "--name '" + name + "' is not a C identifier (letters, digits and '_', not "
+                 "starting with a digit)");
+  if (name.size() > kMaxNameLength)
+    return Error(ErrorKind::Usage, "--name '" + name + "' is longer than " +
+                                       std::to_string(kMaxNameLength) + " characters");
+  if (isReservedName(name))
+    return Error(ErrorKind::Usage,
+                 "--name '" + name + "' is reserved (a C++ keyword, a macro-like or reserved "
+                 "identifier, or a CMake or thunderc target name); choose another name");
+  return Status::success();
+}
+
+std::string sanitizeName(const std::string &stem) {
+  std::string name;
+  for (char c : stem.substr(0, kMaxNameLength))
+    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    name = "m" + name;
+  if (isReservedName(name))
+    name += "_model";
+  while (name.find("__") != std::string::npos)
+    name.replace(name.find("__"), 2, "_");
+  if (name[0] == '_')
+    name = "m" + name;
+  return name;
+}
+
+std::string goldenTestCmake(const BundleOptions &options, bool hasGolden) {
+  if (!hasGolden)
+    return "";
+  return renderEmbeddedTemplate("codegen/templates/golden_test.cmake.in",
+                                {{"NAME", options.name}});
+}
+
+Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
+                   const BundleOptions &options, TargetBackend &backend,
+                   const std::string &outDir) {
+  EmitOptions emitOptions{options.name, options.sourceName, backend.target(),
+                          options.allowTf32};
+  TC_ASSIGN_OR_RETURN(auto files, emitModelSources(graph, emitOptions, backend));
+  TC_ASSIGN_OR_RETURN(std::vector<uint8_t> weightsBytes, weightsFile(graph, weights));
+  files["weights.bin"] = std::string(weightsBytes.begin(), weightsBytes.end());
+  // The runtime ships whole; of the kernel headers, those the target asks for, flat in kernels/.
+  for (size_t i = 0; i < kNumEmbeddedFiles; ++i) {
+    std::string path = kEmbeddedFiles[i].path;
+    std::string contents(reinterpret_cast<const char *>(kEmbeddedFiles[i].data),
+                         kEmbeddedFiles[i].size);
+    if (path.rfind("runtime/", 0) == 0)
+      files[path] = std::move(contents);
+    else if (path.find("/templates/") == std::string::npos &&
+             backend.shipsKernelHeader(path, options))
+      files["kernels/" + fs::path(path).filename().string()] = std::move(contents);
+  }
+  bool hasGolden = !options.goldenDir.empty();
+  if (hasGolden) {
+    size_t numInputs = 0;
+    for (const auto &input : graph.inputs())
+      numInputs += input->inputKind() == ir::InputKind::User ? 1 : 0;
+    TC_TRY(copyGolden(options.goldenDir, files, numInputs, graph.outputs().size()));
+  }
+  files["CMakeLists.txt"] = backend.cmakeLists(options, hasGolden);
+  files["README.md"] = readme(graph, options, hasGolden) + backend.readmeSection(options);
+  return replaceFolder(files, outDir);
+}
+
+} // namespace thunderc::codegen

@@ -1,0 +1,430 @@
+// Scalar math shared by the kernels of every generated bundle: the f16/bf16 storage types and
+// their round-to-nearest-even conversions, PyTorch's casting rules, and the activation and
+// arithmetic helpers that generated elementwise code calls. Header-only C++17 with no
+// dependency beyond the standard library; scalar helpers are TC_HD so that nvcc compiles the
+// very same code for the device (docs/DESIGN.md §5).
+#pragma once
+
+#if defined(__CUDACC_RTC__)
+// NVRTC (thunderc --verify) has no host headers: the few names used here come from a shim.
+#include "tc_rtc_std.h"
+#else
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#endif
+
+#ifndef TC_HD
+#if defined(__CUDACC__)
+#define TC_HD __host__ __device__
+#else
+#define TC_HD
+#endif
+#endif
+
+namespace tc {
+
+/// IEEE binary16 storage (the bits only; arithmetic goes through float, see compute_type).
+struct half {
+  uint16_t bits;
+};
+
+/// bfloat16 storage: the upper half of an IEEE binary32. Always spell it tc::bfloat16: OpenBLAS's
+/// <cblas.h> (included under TC_USE_CBLAS) declares a global `typedef uint16_t bfloat16`.
+struct bfloat16 {
+  uint16_t bits;
+};
+
+/// The type arithmetic on T is carried out in: float for half/bfloat16, T itself otherwise.
+template <typename T> struct compute_type {
+  using type = T;
+};
+template <> struct compute_type<half> {
+  using type = float;
+};
+template <> struct compute_type<bfloat16> {
+  using type = float;
+};
+template <typename T> using compute_t = typename compute_type<T>::type;
+
+/// True for half and bfloat16.
+template <typename T> struct is_reduced_float : std::false_type {};
+template <> struct is_reduced_float<half> : std::true_type {};
+template <> struct is_reduced_float<bfloat16> : std::true_type {};
+
+/// True for every floating element type: float, double, half, bfloat16.
+template <typename T>
+struct is_floating
+    : std::integral_constant<bool, std::is_floating_point<T>::value || is_reduced_float<T>::value> {
+};
+
+namespace detail {
+
+TC_HD inline uint32_t float_bits(float value) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(value);
+#else
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+#endif
+}
+
+TC_HD inline float float_from_bits(uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(bits);
+#else
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+#endif
+}
+
+/// Rounds a double to float with round-to-odd: an inexact result gets an odd last bit. A
+/// second rounding of that float to a format with at least two fewer mantissa bits (half,
+/// bfloat16) to nearest even then equals the correctly rounded double -> half/bf16
+/// conversion, so cast<half>(double) rounds once, like the reference interpreter.
+TC_HD inline float float_round_to_odd(double value) {
+  float rounded = static_cast<float>(value);
+  if (static_cast<double>(rounded) == value || value != value)
+    return rounded;
+  uint32_t bits = float_bits(rounded);
+  if ((bits & 1u) == 0) {
+    // Step one unit in the last place toward `value`; sign-magnitude bits make that +-1.
+    bool above = std::fabs(static_cast<double>(rounded)) > std::fabs(value);
+    bits = above ? bits - 1u : bits + 1u;
+  }
+  return float_from_bits(bits);
+}
+
+/// Float -> integer with the reference interpreter's rules: truncate toward zero, wrap modulo
+/// 2^width; NaN and infinities give the x86 "integer indefinite" value (the minimum of a
+/// 32- or 64-bit signed type, 0 for narrower ones). PyTorch leaves the out-of-range cases
+/// undefined; this makes them deterministic and free of undefined behavior.
+template <typename I> TC_HD inline I float_to_int(double value) {
+  if (!std::isfinite(value)) {
+    if (std::is_signed<I>::value && sizeof(I) >= 4)
+      return static_cast<I>(static_cast<typename std::make_unsigned<I>::type>(1)
+                            << (sizeof(I) * 8 - 1));
+    return I(0);
+  }
+  double truncated = std::trunc(value);
+  constexpr double kTwo63 = 9223372036854775808.0;
+  constexpr double kTwo64 = 18446744073709551616.0;
+  if (!(truncated >= -kTwo63 && truncated < kTwo63)) {
+    truncated = std::fmod(truncated, kTwo64); // exact
+    if (truncated >= kTwo63)
+      truncated -= kTwo64;
+    else if (truncated < -kTwo63)
+      truncated += kTwo64;
+  }
+  // The narrowing is modular (two's complement), as it is on every supported compiler.
+  return static_cast<I>(static_cast<int64_t>(truncated));
+}
+
+} // namespace detail
+
+// ---- half and bfloat16 conversions (integer-only bit manipulation, exact on any target) ----
+
+/// Widens exactly; infinities stay infinite and NaN stays NaN (payload shifted, as in c10).
+TC_HD inline float to_float(half value) {
+  uint32_t sign = (value.bits & 0x8000u) << 16;
+  uint32_t exponent = (value.bits >> 10) & 0x1Fu;
+  uint32_t mantissa = value.bits & 0x3FFu;
+  if (exponent == 0x1F)
+    return detail::float_from_bits(sign | 0x7F800000u | (mantissa << 13));
+  if (exponent != 0)
+    return detail::float_from_bits(sign | ((exponent + 112) << 23) | (mantissa << 13));
+  if (mantissa == 0)
+    return detail::float_from_bits(sign);
+  // Subnormal: normalize, one exponent step per shift.
+  uint32_t biased = 113;
+  while ((mantissa & 0x400u) == 0) {
+    mantissa <<= 1;
+    --biased;
+  }
+  return detail::float_from_bits(sign | (biased << 23) | ((mantissa & 0x3FFu) << 13));
+}
+
+/// Rounds to nearest even; overflow gives infinity, NaN gives sign | 0x7E00 (c10's pattern).
+TC_HD inline half from_float_half(float value) {
+  uint32_t bits = detail::float_bits(value);
+  auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  uint32_t magnitude = bits & 0x7FFFFFFFu;
+  if (magnitude > 0x7F800000u)
+    return half{static_cast<uint16_t>(sign | 0x7E00u)};
+  if (magnitude >= 0x477FF000u) // 65520 and above round to infinity
+    return half{static_cast<uint16_t>(sign | 0x7C00u)};
+  if (magnitude >= 0x38800000u) { // normal half: rebias the exponent, round 13 bits away
+    uint32_t result = (magnitude - 0x38000000u) >> 13;
+    uint32_t rest = magnitude & 0x1FFFu;
+    if (rest > 0x1000u || (rest == 0x1000u && (result & 1u)))
+      ++result;
+    return half{static_cast<uint16_t>(sign | result)};
+  }
+  // Subnormal half (a multiple of 2^-24) or zero.
+  uint32_t exponent = magnitude >> 23;
+  if (exponent < 102) // below 2^-25: rounds to zero (2^-25 itself ties to even zero)
+    return half{sign};
+  uint32_t mantissa = (magnitude & 0x7FFFFFu) | 0x800000u;
+  uint32_t shift = 126 - exponent; // 14..24
+  uint32_t result = mantissa >> shift;
+  uint32_t rest = mantissa & ((1u << shift) - 1u);
+  uint32_t halfway = 1u << (shift - 1);
+  if (rest > halfway || (rest == halfway && (result & 1u)))
+    ++result;
+  return half{static_cast<uint16_t>(sign | result)};
+}
+
+/// Widens exactly.
+TC_HD inline float to_float(bfloat16 value) {
+  return detail::float_from_bits(static_cast<uint32_t>(value.bits) << 16);
+}
+
+/// Rounds to nearest even like c10::BFloat16; overflow gives infinity, NaN gives 0x7FC0.
+TC_HD inline bfloat16 from_float_bf16(float value) {
+  uint32_t bits = detail::float_bits(value);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) // NaN, tested on the bits so -ffast-math keeps it
+    return bfloat16{0x7FC0u};
+  uint32_t rounding = ((bits >> 16) & 1u) + 0x7FFFu;
+  return bfloat16{static_cast<uint16_t>((bits + rounding) >> 16)};
+}
+
+// ---- casting ----
+
+/// Converts like PyTorch's `.to(dtype)`: floating -> integer truncates toward zero (and wraps,
+/// see detail::float_to_int); -> bool is v != 0 (NaN is true); integer -> narrower integer
+/// wraps; half/bfloat16 convert through float, and double -> half/bfloat16 rounds once.
+template <typename To, typename From> TC_HD inline To cast(From value) {
+  if constexpr (std::is_same<To, From>::value) {
+    return value;
+  } else if constexpr (is_reduced_float<From>::value) {
+    return cast<To>(to_float(value));
+  } else if constexpr (std::is_same<To, bool>::value) {
+    return value != From(0);
+  } else if constexpr (is_reduced_float<To>::value) {
+    float narrowed;
+    if constexpr (std::is_same<From, float>::value)
+      narrowed = value;
+    else if constexpr (std::is_same<From, bool>::value)
+      narrowed = value ? 1.0f : 0.0f;
+    else
+      narrowed = detail::float_round_to_odd(static_cast<double>(value));
+    if constexpr (std::is_same<To, half>::value)
+      return from_float_half(narrowed);
+    else
+      return from_float_bf16(narrowed);
+  } else if constexpr (std::is_integral<To>::value && std::is_floating_point<From>::value) {
+    return detail::float_to_int<To>(static_cast<double>(value));
+  } else {
+    return static_cast<To>(value);
+  }
+}
+
+// ---- predicates and constants ----
+
+template <typename T> TC_HD inline bool is_nan(T value) {
+  if constexpr (std::is_floating_point<T>::value)
+    return value != value;
+  else if constexpr (is_reduced_float<T>::value)
+    return is_nan(to_float(value));
+  else
+    return false;
+}
+
+/// +infinity of a floating compute type.
+template <typename T> TC_HD inline T infinity() {
+  return static_cast<T>(detail::float_from_bits(0x7F800000u));
+}
+
+/// A quiet NaN of a floating compute type.
+template <typename T> TC_HD inline T quiet_nan() {
+  return static_cast<T>(detail::float_from_bits(0x7FC00000u));
+}
+
+// ---- activations (floating T; half/bfloat16 go through compute_type) ----
+
+/// max(x, 0); NaN stays NaN.
+template <typename T> TC_HD inline T relu(T x) { return (is_nan(x) || x > T(0)) ? x : T(0); }
+
+template <typename T> TC_HD inline T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+
+template <typename T> TC_HD inline T silu(T x) { return x * sigmoid(x); }
+
+/// gelu(approximate="none"): x/2 * (1 + erf(x / sqrt(2))).
+template <typename T> TC_HD inline T gelu_erf(T x) {
+  return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+}
+
+/// gelu(approximate="tanh"): x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+template <typename T> TC_HD inline T gelu_tanh(T x) {
+  const T beta = T(0.79788456080286535588);
+  const T kappa = T(0.044715);
+  return T(0.5) * x * (T(1) + std::tanh(beta * (x + kappa * x * x * x)));
+}
+
+namespace detail {
+/// min(max(x, 0), 6), NaN-propagating like PyTorch's CPU kernels.
+template <typename T> TC_HD inline T relu6(T x) {
+  if (is_nan(x))
+    return x;
+  return x < T(0) ? T(0) : (x > T(6) ? T(6) : x);
+}
+} // namespace detail
+
+/// x * relu6(x + 3) / 6.
+template <typename T> TC_HD inline T hardswish(T x) {
+  return x * detail::relu6(x + T(3)) / T(6);
+}
+
+/// relu6(x + 3) / 6.
+template <typename T> TC_HD inline T hardsigmoid(T x) { return detail::relu6(x + T(3)) / T(6); }
+
+template <typename T> TC_HD inline T rsqrt(T x) { return T(1) / std::sqrt(x); }
+
+template <typename T> TC_HD inline T reciprocal(T x) { return T(1) / x; }
+
+// ---- clamping and NaN-propagating extrema ----
+
+/// min(max(x, lo), hi): a NaN operand or bound gives NaN; lo > hi gives hi (like PyTorch).
+template <typename T> TC_HD inline T clamp(T x, T lo, T hi) {
+  if (is_nan(x))
+    return x;
+  if (is_nan(lo))
+    return lo;
+  if (is_nan(hi))
+    return hi;
+  T low = x < lo ? lo : x;
+  return low > hi ? hi : low;
+}
+
+/// max(x, lo), NaN-propagating.
+template <typename T> TC_HD inline T clamp_min(T x, T lo) {
+  if (is_nan(x))
+    return x;
+  if (is_nan(lo))
+    return lo;
+  return x < lo ? lo : x;
+}
+
+/// min(x, hi), NaN-propagating.
+template <typename T> TC_HD inline T clamp_max(T x, T hi) {
+  if (is_nan(x))
+    return x;
+  if (is_nan(hi))
+    return hi;
+  return x > hi ? hi : x;
+}
+
+/// torch.maximum: NaN if either operand is NaN.
+template <typename T> TC_HD inline T maximum(T a, T b) {
+  if (is_nan(a))
+    return a;
+  if (is_nan(b))
+    return b;
+  return a > b ? a : b;
+}
+
+/// torch.minimum: NaN if either operand is NaN.
+template <typename T> TC_HD inline T minimum(T a, T b) {
+  if (is_nan(a))
+    return a;
+  if (is_nan(b))
+    return b;
+  return a < b ? a : b;
+}
+
+// ---- Python-style division, modulo and power ----
+
+/// floor(a / b). Integers: Python semantics, the minimum divided by -1 wraps, and division by
+/// zero gives 0 (PyTorch raises; the caller checks if it must). Floating: PyTorch's
+/// div_floor_floating (exact when a is a multiple of b; b == 0 gives a / b).
+template <typename T> TC_HD inline T floor_divide(T a, T b) {
+  if constexpr (std::is_integral<T>::value) {
+    if (b == T(0))
+      return T(0);
+    if constexpr (std::is_signed<T>::value) {
+      using Unsigned = typename std::make_unsigned<T>::type;
+      if (b == T(-1))
+        return static_cast<T>(Unsigned(0) - static_cast<Unsigned>(a));
+      T quotient = static_cast<T>(a / b);
+      if (a % b != 0 && ((a < 0) != (b < 0)))
+        --quotient;
+      return quotient;
+    } else {
+      return static_cast<T>(a / b);
+    }
+  } else {
+    if (b == T(0))
+      return a / b;
+    T mod = std::fmod(a, b);
+    T quotient = (a - mod) / b;
+    if (mod != T(0) && ((b < T(0)) != (mod < T(0))))
+      quotient -= T(1);
+    if (quotient == T(0))
+      return std::copysign(T(0), a / b);
+    T floored = std::floor(quotient);
+    if (quotient - floored > T(0.5))
+      floored += T(1);
+    return floored;
+  }
+}
+
+/// Python's a % b: the result takes the sign of b. Integers: b == 0 gives 0 (see
+/// floor_divide). Floating: fmod corrected by b, as PyTorch's remainder kernel.
+template <typename T> TC_HD inline T py_mod(T a, T b) {
+  if constexpr (std::is_integral<T>::value) {
+    if (b == T(0))
+      return T(0);
+    if constexpr (std::is_signed<T>::value) {
+      if (b == T(-1))
+        return T(0);
+      T remainder = static_cast<T>(a % b);
+      if (remainder != 0 && ((remainder < 0) != (b < 0)))
+        remainder = static_cast<T>(remainder + b);
+      return remainder;
+    } else {
+      return static_cast<T>(a % b);
+    }
+  } else {
+    T mod = std::fmod(a, b);
+    if (mod != T(0) && ((b < T(0)) != (mod < T(0))))
+      mod += b;
+    return mod;
+  }
+}
+
+/// std::pow for floating T. Integers: exact power wrapped to T's width; a negative exponent
+/// gives 0 except for bases 1 and -1 (PyTorch's powi).
+template <typename T> TC_HD inline T pow_(T base, T exponent) {
+  if constexpr (std::is_integral<T>::value) {
+    if constexpr (std::is_signed<T>::value) {
+      if (exponent < 0) {
+        if (base == T(1))
+          return T(1);
+        if (base == T(-1))
+          return (exponent & 1) ? T(-1) : T(1);
+        return T(0);
+      }
+    }
+    uint64_t result = 1;
+    uint64_t factor = static_cast<uint64_t>(static_cast<int64_t>(base));
+    for (uint64_t remaining = static_cast<uint64_t>(exponent); remaining != 0; remaining >>= 1) {
+      if (remaining & 1u)
+        result *= factor;
+      factor *= factor;
+    }
+    return static_cast<T>(result);
+  } else {
+    return std::pow(base, exponent);
+  }
+}
+
+/// Python floor division for symbolic shape arithmetic; b == 0 gives 0.
+TC_HD inline int64_t floordiv_i64(int64_t a, int64_t b) { return floor_divide<int64_t>(a, b); }
+
+/// Python modulo (sign of b) for symbolic shape arithmetic; b == 0 gives 0.
+TC_HD inline int64_t mod_i64(int64_t a, int64_t b) { return py_mod<int64_t>(a, b); }
+
+} // namespace tc

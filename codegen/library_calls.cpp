@@ -1,0 +1,458 @@
+// Per-node lowering shared by both targets: the scalar expression per elementwise op (here,
+// once; the targets' kernels wrap it), data movement as strided copies, constants and
+// reductions as calls of the target's kernel library (tc:: on the CPU, tcg:: on CUDA), and the
+// dispatch of kernel nodes to the target. Library-style ops (GEMM, convolution,
+// normalization, attention, pooling) are in library_calls_nn.cpp.
+#include <algorithm>
+#include <numeric>
+
+#include "codegen/emit_state.h"
+#include "ir/printer.h"
+
+namespace thunderc::codegen {
+
+const std::string &EmitState::ptr(const ir::Value *value) const {
+  auto it = pointers_.find(value);
+  TC_CHECK(it != pointers_.end(), "value without a pointer: " + value->name());
+  return it->second;
+}
+
+opt::ValueLayout EmitState::layout(const ir::Value *value) const {
+  if (layouts_ != nullptr) {
+    auto it = layouts_->find(value);
+    if (it != layouts_->end())
+      return it->second;
+  }
+  return opt::ownLayout(value);
+}
+
+void EmitState::callLibrary(const std::string &call) {
+  if (!onDevice()) {
+    code_.line("tc::" + call + ";");
+    return;
+  }
+  size_t open = call.find('(');
+  TC_CHECK(open != std::string::npos && call.back() == ')', "malformed library call " + call);
+  // Parenthesized: the template arguments' commas would split the macro's arguments.
+  code_.line("TC_CUDA_TRY((tcg::" + call.substr(0, open + 1) + "ex, " + call.substr(open + 1) +
+             "), \"" + currentNodeLabel() + "\");");
+}
+
+void EmitState::copyElements(const std::string &type, const std::string &source,
+                             const std::string &count, const std::string &target) {
+  if (onDevice()) {
+    callLibrary("copy<" + type + ">(" + source + ", " + count + ", " + target + ")");
+    return;
+  }
+  code_.line("std::copy(" + source + ", " + source + " + " + count + ", " + target + ");");
+}
+
+std::string EmitState::currentNodeLabel() const {
+  if (currentNode_ == nullptr)
+    return "output copies";
+  // Nodes read from text IR (and some made by passes) have no name: their result's is used.
+  std::string name = currentNode_->name();
+  if (name.empty() && currentNode_->numResults() > 0)
+    name = currentNode_->result(0)->name();
+  std::string label = "node '" + name + "' (" + std::string(ir::opName(currentNode_->op())) + ")";
+  std::string escaped; // a C string literal's contents (passed as a %s argument)
+  for (char c : label) {
+    if (c == '"' || c == '\\')
+      escaped += '\\';
+    escaped += c;
+  }
+  return escaped;
+}
+
+Status emitEpilogueLibraryCall(const ir::Node &fusion, const EpilogueKernel &kernel,
+                               EmitState &state) {
+  // The library op reads the fusion's operands and writes the fusion's result.
+  const ir::Graph &body = *fusion.body();
+  for (size_t k = 0; k < body.inputs().size(); ++k)
+    state.setPtr(body.inputs()[k].get(), state.ptr(fusion.operand(static_cast<int>(k))));
+  state.setPtr(kernel.library->result(), state.ptr(fusion.result()));
+  return emitNode(*kernel.library, state);
+}
+
+std::string EmitState::workspace(const std::string &type, const std::string &elements) {
+  std::string name = "ws" + std::to_string(workspaces_.size());
+  workspaces_.push_back({name, type, elements});
+  return name;
+}
+
+std::vector<std::string> dimExprs(const ir::TensorType &type) {
+  std::vector<std::string> dims;
+  for (const ir::Dim &dim : type.shape)
+    dims.push_back(dimExpr(dim));
+  return dims;
+}
+
+std::string productRange(const ir::Shape &shape, size_t begin, size_t end) {
+  return productExpr(std::vector<ir::Dim>(shape.begin() + static_cast<long>(begin),
+                                          shape.begin() + static_cast<long>(end)));
+}
+
+std::vector<std::string> contiguousStrideExprs(const ir::Shape &shape) {
+  std::vector<std::string> strides(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i)
+    strides[i] = productRange(shape, i + 1, shape.size());
+  return strides;
+}
+
+std::vector<std::string> broadcastStrides(const ir::Shape &operand, const ir::Shape &result) {
+  std::vector<std::string> contiguous = contiguousStrideExprs(operand);
+  std::vector<std::string> strides(result.size(), "int64_t(0)");
+  size_t offset = result.size() - operand.size();
+  for (size_t i = 0; i < operand.size(); ++i) {
+    bool broadcast = operand[i] == ir::Dim(1) && !(result[i + offset] == ir::Dim(1));
+    strides[i + offset] = broadcast ? "int64_t(0)" : contiguous[i];
+  }
+  return strides;
+}
+
+void emitStridedCopy(EmitState &state, const std::string &type, const std::string &in,
+                     const std::string &offset, const std::vector<std::string> &strides,
+                     const std::vector<std::string> &outShape, const std::string &out) {
+  CodeWriter &code = state.code();
+  code.open("");
+  code.line("const int64_t strides[] = " + braceList(strides) + ";");
+  code.line("const int64_t shape[] = " + braceList(outShape) + ";");
+  state.callLibrary("strided_copy<" + type + ">(" + in + ", " + offset + ", strides, " +
+            std::to_string(outShape.size()) + ", shape, " + out + ")");
+  code.close();
+}
+
+void emitGather(EmitState &state, const ir::Value *value, const std::string &out) {
+  opt::ValueLayout layout = state.layout(value);
+  std::vector<std::string> strides;
+  for (const ir::Dim &stride : layout.strides)
+    strides.push_back(dimExpr(stride));
+  emitStridedCopy(state, cppType(value->type().dtype), state.ptr(layout.storage),
+                  dimExpr(layout.offset), strides, dimExprs(value->type()), out);
+}
+
+using ir::OpKind;
+
+Expected<std::string> scalarExpression(const ir::Node &node) {
+  const ir::AttrMap &attrs = node.attrs();
+  switch (node.op()) {
+  case OpKind::Neg: return std::string("-a");
+  case OpKind::Abs: return std::string("(a < 0 ? -a : a)");
+  case OpKind::Relu: return std::string("tc::relu(a)");
+  case OpKind::Sigmoid: return std::string("tc::sigmoid(a)");
+  case OpKind::Tanh: return std::string("std::tanh(a)");
+  case OpKind::Exp: return std::string("std::exp(a)");
+  case OpKind::Log: return std::string("std::log(a)");
+  case OpKind::Sqrt: return std::string("std::sqrt(a)");
+  case OpKind::Rsqrt: return std::string("tc::rsqrt(a)");
+  case OpKind::Reciprocal: return std::string("tc::reciprocal(a)");
+  case OpKind::Erf: return std::string("std::erf(a)");
+  case OpKind::Sin: return std::string("std::sin(a)");
+  case OpKind::Cos: return std::string("std::cos(a)");
+  case OpKind::Floor: return std::string("std::floor(a)");
+  case OpKind::Ceil: return std::string("std::ceil(a)");
+  case OpKind::Silu: return std::string("tc::silu(a)");
+  case OpKind::Hardswish: return std::string("tc::hardswish(a)");
+  case OpKind::Hardsigmoid: return std::string("tc::hardsigmoid(a)");
+  case OpKind::Gelu:
+    return std::string(attrs.getStr("approximate") == "tanh" ? "tc::gelu_tanh(a)"
+                                                              : "tc::gelu_erf(a)");
+  case OpKind::Clamp: {
+    std::string expr = "a";
+    if (attrs.has("min"))
+      expr = "tc::clamp_min(" + expr + ", A(" + doubleLiteral(attrs.getFloat("min")) + "))";
+    if (attrs.has("max"))
+      expr = "tc::clamp_max(" + expr + ", A(" + doubleLiteral(attrs.getFloat("max")) + "))";
+    return expr;
+  }
+  case OpKind::LogicalNot: return std::string("!(a != A(0))");
+  case OpKind::Cast:
+  case OpKind::Copy: return std::string("a");
+  case OpKind::Add: return std::string("a + b");
+  case OpKind::Sub: return std::string("a - b");
+  case OpKind::Mul: return std::string("a * b");
+  case OpKind::Div: return std::string("a / b");
+  case OpKind::FloorDivide: return std::string("tc::floor_divide(a, b)");
+  case OpKind::Remainder: return std::string("tc::py_mod(a, b)");
+  case OpKind::Pow: return std::string("tc::pow_(a, b)");
+  case OpKind::Maximum: return std::string("tc::maximum(a, b)");
+  case OpKind::Minimum: return std::string("tc::minimum(a, b)");
+  case OpKind::Eq: return std::string("a == b");
+  case OpKind::Ne: return std::string("a != b");
+  case OpKind::Lt: return std::string("a < b");
+  case OpKind::Le: return std::string("a <= b");
+  case OpKind::Gt: return std::string("a > b");
+  case OpKind::Ge: return std::string("a >= b");
+  case OpKind::LogicalAnd: return std::string("(a != A(0)) && (b != A(0))");
+  case OpKind::LogicalOr: return std::string("(a != A(0)) || (b != A(0))");
+  case OpKind::Where: return std::string("c0 ? a : b");
+  default: break;
+  }
+  return unsupported("no scalar expression for op " + std::string(ir::opName(node.op())));
+}
+
+namespace {
+
+
+std::string ctype(const ir::Value *value) { return cppType(value->type().dtype); }
+
+// A copy with the same element order (reshape, squeeze, unsqueeze).
+void emitContiguousCopy(const ir::Node &node, EmitState &state) {
+  const ir::Value *result = node.result();
+  state.copyElements(ctype(result), state.ptr(node.operand(0)), productExpr(result->type().shape),
+                     state.ptr(result));
+}
+
+// permute, expand, slice, select: one strided gather from the operand.
+void emitView(const ir::Node &node, EmitState &state) {
+  const ir::Value *input = node.operand(0);
+  const ir::Value *result = node.result();
+  const ir::AttrMap &attrs = node.attrs();
+  std::vector<std::string> strides = contiguousStrideExprs(input->type().shape);
+  std::string offset = "int64_t(0)";
+  switch (node.op()) {
+  case OpKind::Permute: {
+    std::vector<std::string> permuted;
+    for (int64_t dim : attrs.getInts("dims"))
+      permuted.push_back(strides[static_cast<size_t>(dim)]);
+    strides = permuted;
+    break;
+  }
+  case OpKind::Expand:
+    strides = broadcastStrides(input->type().shape, result->type().shape);
+    break;
+  case OpKind::Slice: {
+    auto dim = static_cast<size_t>(attrs.getInt("dim"));
+    offset = "int64_t(" + std::to_string(attrs.getInt("start")) + ") * " + strides[dim];
+    strides[dim] = "int64_t(" + std::to_string(attrs.getInt("step")) + ") * " + strides[dim];
+    break;
+  }
+  case OpKind::Select: {
+    auto dim = static_cast<size_t>(attrs.getInt("dim"));
+    offset = "int64_t(" + std::to_string(attrs.getInt("index")) + ") * " + strides[dim];
+    strides.erase(strides.begin() + static_cast<long>(dim));
+    break;
+  }
+  default:
+    TC_CHECK(false, "emitView on a non-view op");
+  }
+  emitStridedCopy(state, ctype(result), state.ptr(input), offset, strides,
+                  dimExprs(result->type()), state.ptr(result));
+}
+
+void emitSplit(const ir::Node &node, EmitState &state) {
+  const ir::Value *input = node.operand(0);
+  auto dim = static_cast<size_t>(node.attrs().getInt("dim"));
+  std::vector<std::string> strides = contiguousStrideExprs(input->type().shape);
+  std::string start = "int64_t(0)";
+  for (int i = 0; i < node.numResults(); ++i) {
+    const ir::Value *piece = node.result(i);
+    emitStridedCopy(state, ctype(piece), state.ptr(input), start + " * " + strides[dim],
+                    strides, dimExprs(piece->type()), state.ptr(piece));
+    start = "(" + start + " + " + dimExpr(piece->type().shape[dim]) + ")";
+  }
+}
+
+void emitConcat(const ir::Node &node, EmitState &state) {
+  const ir::Value *result = node.result();
+  auto dim = static_cast<size_t>(node.attrs().getInt("dim"));
+  std::vector<std::string> strides = contiguousStrideExprs(result->type().shape);
+  std::string start = "int64_t(0)";
+  CodeWriter &code = state.code();
+  for (const ir::Value *operand : node.operands()) {
+    code.open("");
+    code.line("const int64_t strides[] = " + braceList(strides) + ";");
+    code.line("const int64_t shape[] = " + braceList(dimExprs(operand->type())) + ";");
+    state.callLibrary("strided_store<" + ctype(result) + ">(" + state.ptr(operand) + ", " +
+              std::to_string(strides.size()) + ", shape, " + state.ptr(result) + ", " + start +
+              " * " + strides[dim] + ", strides)");
+    code.close();
+    start = "(" + start + " + " + dimExpr(operand->type().shape[dim]) + ")";
+  }
+}
+
+void emitTriangle(const ir::Node &node, EmitState &state) {
+  const ir::Shape &shape = node.result()->type().shape;
+  size_t rank = shape.size();
+  state.callLibrary("triangle<" + ctype(node.result()) + ">(" +
+                    state.ptr(node.operand(0)) + ", " + productRange(shape, 0, rank - 2) + ", " +
+                    dimExpr(shape[rank - 2]) + ", " + dimExpr(shape[rank - 1]) + ", " +
+                    std::to_string(node.attrs().getInt("diagonal")) + ", " +
+                    (node.op() == OpKind::Triu ? "true" : "false") + ", " +
+                    state.ptr(node.result()) + ")");
+}
+
+void emitConstant(const ir::Node &node, EmitState &state) {
+  const ir::Value *result = node.result();
+  std::string count = productExpr(result->type().shape);
+  if (node.op() == OpKind::Full) {
+    state.callLibrary("fill<" + ctype(result) + ">(" + state.ptr(result) + ", " + count +
+                      ", " + doubleLiteral(node.attrs().getFloat("value")) + ")");
+    return;
+  }
+  state.callLibrary("arange<" + ctype(result) + ">(" + state.ptr(result) + ", " + count +
+                    ", " + doubleLiteral(node.attrs().getFloat("start")) + ", " +
+                    doubleLiteral(node.attrs().getFloat("step")) + ")");
+}
+
+// Reductions run over the middle axis of [outer, extent, inner]. Reduced dims that are not
+// adjacent are first moved last by a strided copy into a workspace.
+void emitReduction(const ir::Node &node, EmitState &state) {
+  const ir::Value *input = node.operand(0);
+  const ir::Value *result = node.result();
+  const ir::Shape &shape = input->type().shape;
+  std::vector<int64_t> dims = node.op() == OpKind::Argmax
+                                  ? std::vector<int64_t>{node.attrs().getInt("dim")}
+                                  : node.attrs().getInts("dims");
+  if (dims.empty()) {
+    dims.resize(shape.size());
+    std::iota(dims.begin(), dims.end(), 0);
+  }
+  std::sort(dims.begin(), dims.end());
+  std::string source = state.ptr(input);
+  std::string outer, extent, inner;
+  bool adjacent = dims.empty() || dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+  if (adjacent && !dims.empty()) {
+    outer = productRange(shape, 0, static_cast<size_t>(dims.front()));
+    extent = productRange(shape, static_cast<size_t>(dims.front()),
+                          static_cast<size_t>(dims.back()) + 1);
+    inner = productRange(shape, static_cast<size_t>(dims.back()) + 1, shape.size());
+  } else if (dims.empty()) {
+    outer = productExpr(shape);
+    extent = "int64_t(1)";
+    inner = "int64_t(1)";
+  } else {
+    std::vector<std::string> contiguous = contiguousStrideExprs(shape);
+    std::vector<std::string> strides, order;
+    std::vector<ir::Dim> kept, reduced;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (std::binary_search(dims.begin(), dims.end(), static_cast<int64_t>(i)))
+        continue;
+      strides.push_back(contiguous[i]);
+      order.push_back(dimExpr(shape[i]));
+      kept.push_back(shape[i]);
+    }
+    for (int64_t dim : dims) {
+      strides.push_back(contiguous[static_cast<size_t>(dim)]);
+      order.push_back(dimExpr(shape[static_cast<size_t>(dim)]));
+      reduced.push_back(shape[static_cast<size_t>(dim)]);
+    }
+    source = state.workspace(ctype(input), productExpr(shape));
+    emitStridedCopy(state, ctype(input), state.ptr(input), "int64_t(0)", strides, order, source);
+    outer = productExpr(kept);
+    extent = productExpr(reduced);
+    inner = "int64_t(1)";
+  }
+  std::string args = source + ", " + outer + ", " + extent + ", " + inner + ", ";
+  std::string out = state.ptr(result);
+  std::string inType = ctype(input);
+  switch (node.op()) {
+  case OpKind::Any:
+    state.callLibrary("reduce_any<" + inType + ">(" + args + out + ")");
+    return;
+  case OpKind::Var:
+    state.callLibrary("variance<" + inType + ">(" + args +
+                      doubleLiteral(node.attrs().getFloat("correction")) + ", " + out + ")");
+    return;
+  case OpKind::Argmax:
+    state.callLibrary("argmax<" + inType + ">(" + args + out + ")");
+    return;
+  default:
+    break;
+  }
+  static const std::map<OpKind, std::string> kKinds = {{OpKind::Sum, "sum"},
+                                                       {OpKind::Mean, "mean"},
+                                                       {OpKind::Amax, "amax"},
+                                                       {OpKind::Amin, "amin"},
+                                                       {OpKind::Prod, "prod"}};
+  state.callLibrary("reduce<" + inType + ", " + ctype(result) + ">(" + state.library() + "::reduce_kind::" +
+                    kKinds.at(node.op()) + ", " + args + out + ")");
+}
+
+// Every other op: a call into the kernel library, or (without a memory plan) a view
+// materialized as a copy.
+Status emitLibraryNode(const ir::Node &node, EmitState &state) {
+  switch (node.op()) {
+  case OpKind::Reshape:
+  case OpKind::Squeeze:
+  case OpKind::Unsqueeze:
+    emitContiguousCopy(node, state);
+    return Status::success();
+  case OpKind::Permute:
+  case OpKind::Expand:
+  case OpKind::Slice:
+  case OpKind::Select:
+    emitView(node, state);
+    return Status::success();
+  case OpKind::Split:
+    emitSplit(node, state);
+    return Status::success();
+  case OpKind::Concat:
+    emitConcat(node, state);
+    return Status::success();
+  case OpKind::Tril:
+  case OpKind::Triu:
+    emitTriangle(node, state);
+    return Status::success();
+  case OpKind::Full:
+  case OpKind::Arange:
+    emitConstant(node, state);
+    return Status::success();
+  case OpKind::Sum:
+  case OpKind::Mean:
+  case OpKind::Amax:
+  case OpKind::Amin:
+  case OpKind::Prod:
+  case OpKind::Any:
+  case OpKind::Var:
+  case OpKind::Argmax:
+    emitReduction(node, state);
+    return Status::success();
+  default:
+    return emitNnNode(node, state);
+  }
+}
+
+
+// A library op reading a view that is not contiguous (only without the layout pass): the
+// view is gathered into a workspace for this node, which reads it through a swapped pointer.
+std::vector<std::pair<const ir::Value *, std::string>> gatherStridedOperands(const ir::Node &node,
+                                                                            EmitState &state) {
+  std::vector<std::pair<const ir::Value *, std::string>> swapped;
+  for (const ir::Value *operand : node.operands()) {
+    opt::ValueLayout layout = state.layout(operand);
+    if (opt::isContiguous(layout, operand->type().shape))
+      continue;
+    if (std::any_of(swapped.begin(), swapped.end(),
+                    [&](const auto &entry) { return entry.first == operand; }))
+      continue;
+    std::string gathered = state.workspace(ctype(operand), productExpr(operand->type().shape));
+    emitGather(state, operand, gathered);
+    swapped.push_back({operand, state.ptr(operand)});
+    state.setPtr(operand, gathered);
+  }
+  return swapped;
+}
+
+} // namespace
+
+Status emitNode(const ir::Node &node, EmitState &state) {
+  state.code().line("// " + ir::printNode(node));
+  state.setCurrentNode(&node);
+  bool isKernel = node.op() == OpKind::Fusion || hasTrait(node.op(), ir::kElementwise);
+  if (isKernel)
+    return state.backend().emitKernel(node, state);
+  if (state.viewsAlias() && hasTrait(node.op(), ir::kView)) {
+    state.code().line("// (a view: no code, it aliases its operand's buffer)");
+    return Status::success();
+  }
+  std::vector<std::pair<const ir::Value *, std::string>> swapped;
+  if (state.viewsAlias())
+    swapped = gatherStridedOperands(node, state);
+  Status status = emitLibraryNode(node, state);
+  for (const auto &[operand, pointer] : swapped)
+    state.setPtr(operand, pointer);
+  return status;
+}
+
+} // namespace thunderc::codegen

@@ -1,0 +1,348 @@
+// Per-node lowering of library-style ops for both targets: GEMM-based (linear, matmul, addmm,
+// conv2d), normalization, softmax, pooling, attention and gathers. Each becomes a call into the
+// target's kernel library (backend_cpu/kernels/tc_kernels.h or backend_cuda/kernels/
+// tc_cuda_lib.h, which take the same arguments).
+#include <cmath>
+
+#include "codegen/emit_state.h"
+
+namespace thunderc::codegen {
+namespace {
+
+using ir::OpKind;
+
+std::string ctype(const ir::Value *value) { return cppType(value->type().dtype); }
+std::string lit(int64_t value) { return "int64_t(" + std::to_string(value) + ")"; }
+
+// Fills `out` (shape `resultShape`) with `bias` broadcast to it.
+void emitBroadcastFill(EmitState &state, const ir::Value *bias, const ir::Shape &resultShape,
+                       const std::string &out) {
+  std::vector<std::string> shape;
+  for (const ir::Dim &dim : resultShape)
+    shape.push_back(dimExpr(dim));
+  emitStridedCopy(state, ctype(bias), state.ptr(bias), "int64_t(0)",
+                  broadcastStrides(bias->type().shape, resultShape), shape, out);
+}
+
+Status emitLinear(const ir::Node &node, EmitState &state) {
+  const ir::Value *x = node.operand(0);
+  const ir::Value *weight = node.operand(1);
+  const ir::Value *result = node.result();
+  const ir::Shape &xShape = x->type().shape;
+  std::string rows = productRange(xShape, 0, xShape.size() - 1);
+  std::string in = dimExpr(xShape.back());
+  std::string out = dimExpr(weight->type().shape[0]);
+  double beta = 0.0;
+  if (node.numOperands() == 3) {
+    emitBroadcastFill(state, node.operand(2), result->type().shape, state.ptr(result));
+    beta = 1.0;
+  }
+  state.callLibrary("gemm<" + ctype(result) + ">(1, " + rows + ", " + out + ", " + in +
+                    ", " + state.ptr(x) + ", 0, false, " + state.ptr(weight) +
+                    ", 0, true, 1.0, " + doubleLiteral(beta) + ", " + state.ptr(result) + ")");
+  return Status::success();
+}
+
+// An operand of a batched GEMM: its pointer and batch stride, after expanding a partially
+// broadcast batch into a workspace.
+struct GemmOperand {
+  std::string pointer;
+  std::string batchStride;
+};
+
+GemmOperand gemmOperand(EmitState &state, const ir::Value *value, ir::Shape matrix,
+                        const ir::Shape &batch) {
+  ir::Shape shape = value->type().shape;
+  ir::Shape ownBatch(shape.begin(), shape.end() - static_cast<long>(std::min<size_t>(2, shape.size())));
+  std::string matrixSize = productExpr(matrix);
+  if (ownBatch == batch)
+    return {state.ptr(value), matrixSize};
+  if (numElements(ownBatch) == ir::Dim(1))
+    return {state.ptr(value), "int64_t(0)"};
+  ir::Shape full = batch;
+  full.insert(full.end(), matrix.begin(), matrix.end());
+  ir::Shape padded = ownBatch;
+  padded.insert(padded.end(), matrix.begin(), matrix.end());
+  std::string workspace = state.workspace(ctype(value), productExpr(full));
+  std::vector<std::string> fullDims;
+  for (const ir::Dim &dim : full)
+    fullDims.push_back(dimExpr(dim));
+  emitStridedCopy(state, ctype(value), state.ptr(value), "int64_t(0)",
+                  broadcastStrides(padded, full), fullDims, workspace);
+  return {workspace, matrixSize};
+}
+
+// torch.matmul: 1-d operands are promoted to matrices, batch dims broadcast.
+Status emitMatmul(const ir::Node &node, EmitState &state) {
+  const ir::Value *a = node.operand(0);
+  const ir::Value *b = node.operand(1);
+  const ir::Value *result = node.result();
+  const ir::Shape &aShape = a->type().shape;
+  const ir::Shape &bShape = b->type().shape;
+  ir::Dim m = aShape.size() >= 2 ? aShape[aShape.size() - 2] : ir::Dim(1);
+  ir::Dim k = aShape.back();
+  ir::Dim n = bShape.size() >= 2 ? bShape.back() : ir::Dim(1);
+  ir::Shape batch = result->type().shape;
+  size_t matrixDims = (aShape.size() >= 2 ? 1 : 0) + (bShape.size() >= 2 ? 1 : 0);
+  batch.resize(batch.size() - matrixDims);
+  GemmOperand left = gemmOperand(state, a, {m, k}, batch);
+  GemmOperand right = gemmOperand(state, b, {k, n}, batch);
+  state.callLibrary("gemm<" + ctype(result) + ">(" + productExpr(batch) + ", " +
+                    dimExpr(m) + ", " + dimExpr(n) + ", " + dimExpr(k) + ", " + left.pointer +
+                    ", " + left.batchStride + ", false, " + right.pointer + ", " +
+                    right.batchStride + ", false, 1.0, 0.0, " + state.ptr(result) + ")");
+  return Status::success();
+}
+
+Status emitAddmm(const ir::Node &node, EmitState &state) {
+  const ir::Value *a = node.operand(1);
+  const ir::Value *b = node.operand(2);
+  const ir::Value *result = node.result();
+  double alpha = node.attrs().getFloat("alpha");
+  double beta = node.attrs().getFloat("beta");
+  if (beta != 0.0) {
+    emitBroadcastFill(state, node.operand(0), result->type().shape, state.ptr(result));
+  }
+  const ir::Shape &aShape = a->type().shape;
+  state.callLibrary("gemm<" + ctype(result) + ">(1, " + dimExpr(aShape[0]) + ", " +
+                    dimExpr(b->type().shape[1]) + ", " + dimExpr(aShape[1]) + ", " +
+                    state.ptr(a) + ", 0, false, " + state.ptr(b) + ", 0, false, " +
+                    doubleLiteral(alpha) + ", " + doubleLiteral(beta) + ", " +
+                    state.ptr(result) + ")");
+  return Status::success();
+}
+
+Status emitConv2d(const ir::Node &node, EmitState &state) {
+  const ir::Value *x = node.operand(0);
+  const ir::Value *weight = node.operand(1);
+  const ir::Value *result = node.result();
+  const ir::Shape &xs = x->type().shape;
+  const ir::Shape &ws = weight->type().shape;
+  const ir::Shape &ys = result->type().shape;
+  const ir::AttrMap &attrs = node.attrs();
+  std::vector<int64_t> stride = attrs.getInts("stride");
+  std::vector<int64_t> padding = attrs.getInts("padding");
+  std::vector<int64_t> dilation = attrs.getInts("dilation");
+  int64_t groups = attrs.getInt("groups");
+  std::string workspace = state.workspace(
+      ctype(result), state.library() + "::conv2d_workspace_size(" + dimExpr(xs[1]) + ", " + dimExpr(ws[2]) +
+                         ", " + dimExpr(ws[3]) + ", " + dimExpr(ys[2]) + ", " +
+                         dimExpr(ys[3]) + ", " + lit(groups) + ")");
+  std::string bias = node.numOperands() == 3 ? state.ptr(node.operand(2)) : "nullptr";
+  state.callLibrary("conv2d<" + ctype(result) + ">(" + state.ptr(x) + ", " +
+                    dimExpr(xs[0]) + ", " + dimExpr(xs[1]) + ", " + dimExpr(xs[2]) + ", " +
+                    dimExpr(xs[3]) + ", " + state.ptr(weight) + ", " + dimExpr(ws[0]) + ", " +
+                    dimExpr(ws[2]) + ", " + dimExpr(ws[3]) + ", " + bias + ", " +
+                    lit(stride[0]) + ", " + lit(stride[1]) + ", " + lit(padding[0]) + ", " +
+                    lit(padding[1]) + ", " + lit(dilation[0]) + ", " + lit(dilation[1]) + ", " +
+                    lit(groups) + ", " + state.ptr(result) + ", " + dimExpr(ys[2]) + ", " +
+                    dimExpr(ys[3]) + ", " + workspace + ")");
+  return Status::success();
+}
+
+// "x, N, C, H, W" of an NCHW operand, for pooling calls; an unbatched CHW operand has N = 1.
+std::string nchw(EmitState &state, const ir::Value *x) {
+  ir::Shape s = x->type().shape;
+  if (s.size() == 3)
+    s.insert(s.begin(), ir::Dim(1));
+  return state.ptr(x) + ", " + dimExpr(s[0]) + ", " + dimExpr(s[1]) + ", " + dimExpr(s[2]) +
+         ", " + dimExpr(s[3]);
+}
+
+std::string outHW(EmitState &state, const ir::Value *y) {
+  const ir::Shape &s = y->type().shape;
+  size_t rank = s.size();
+  return state.ptr(y) + ", " + dimExpr(s[rank - 2]) + ", " + dimExpr(s[rank - 1]);
+}
+
+Status emitPool(const ir::Node &node, EmitState &state) {
+  const ir::Value *x = node.operand(0);
+  const ir::Value *y = node.result();
+  if (x->type().rank() != 4 && x->type().rank() != 3)
+    return unsupported("pooling of a rank-" + std::to_string(x->type().rank()) +
+                       " tensor (NCHW or CHW)");
+  const ir::AttrMap &attrs = node.attrs();
+  std::string type = ctype(y);
+  if (node.op() == OpKind::AdaptiveAvgPool2d) {
+    state.callLibrary("adaptive_avg_pool2d<" + type + ">(" + nchw(state, x) + ", " +
+                      outHW(state, y) + ")");
+    return Status::success();
+  }
+  std::vector<int64_t> kernel = attrs.getInts("kernel");
+  std::vector<int64_t> stride = attrs.getInts("stride");
+  std::vector<int64_t> padding = attrs.getInts("padding");
+  std::string window = lit(kernel[0]) + ", " + lit(kernel[1]) + ", " + lit(stride[0]) + ", " +
+                       lit(stride[1]) + ", " + lit(padding[0]) + ", " + lit(padding[1]);
+  if (node.op() == OpKind::MaxPool2d) {
+    std::vector<int64_t> dilation = attrs.getInts("dilation");
+    state.callLibrary("max_pool2d<" + type + ">(" + nchw(state, x) + ", " + window + ", " +
+                      lit(dilation[0]) + ", " + lit(dilation[1]) + ", " + outHW(state, y) +
+                      ")");
+    return Status::success();
+  }
+  int64_t divisor = attrs.has("divisor_override") ? attrs.getInt("divisor_override") : 0;
+  state.callLibrary("avg_pool2d<" + type + ">(" + nchw(state, x) + ", " + window + ", " +
+                    (attrs.getBool("count_include_pad") ? "true" : "false") + ", " +
+                    lit(divisor) + ", " + outHW(state, y) + ")");
+  return Status::success();
+}
+
+Status emitSoftmax(const ir::Node &node, EmitState &state) {
+  const ir::Value *x = node.operand(0);
+  const ir::Shape &shape = x->type().shape;
+  auto dim = static_cast<size_t>(node.attrs().getInt("dim"));
+  if (shape.empty())
+    dim = 0;
+  std::string outer = shape.empty() ? "int64_t(1)" : productRange(shape, 0, dim);
+  std::string extent = shape.empty() ? "int64_t(1)" : dimExpr(shape[dim]);
+  std::string inner = shape.empty() ? "int64_t(1)" : productRange(shape, dim + 1, shape.size());
+  state.callLibrary("softmax<" + ctype(x) + ">(" + state.ptr(x) + ", " + outer + ", " +
+                    extent + ", " + inner + ", " +
+                    (node.op() == OpKind::LogSoftmax ? "true" : "false") + ", " +
+                    state.ptr(node.result()) + ")");
+  return Status::success();
+}
+
+Status emitLayerNorm(const ir::Node &node, EmitState &state) {
+  const ir::Value *x = node.operand(0);
+  const ir::Shape &shape = x->type().shape;
+  size_t normalized = node.attrs().getInts("normalized_shape").size();
+  std::string rows = productRange(shape, 0, shape.size() - normalized);
+  std::string cols = productRange(shape, shape.size() - normalized, shape.size());
+  std::string weight = node.numOperands() > 1 ? state.ptr(node.operand(1)) : "nullptr";
+  std::string bias = node.numOperands() > 2 ? state.ptr(node.operand(2)) : "nullptr";
+  state.callLibrary("layer_norm<" + ctype(x) + ">(" + state.ptr(x) + ", " + rows + ", " +
+                    cols + ", " + weight + ", " + bias + ", " +
+                    doubleLiteral(node.attrs().getFloat("eps")) + ", " +
+                    state.ptr(node.result()) + ")");
+  return Status::success();
+}
+
+Status emitBatchNorm(const ir::Node &node, EmitState &state) {
+  const ir::Value *x = node.operand(0);
+  const ir::Shape &shape = x->type().shape;
+  std::string weight = node.numOperands() > 3 ? state.ptr(node.operand(3)) : "nullptr";
+  std::string bias = node.numOperands() > 4 ? state.ptr(node.operand(4)) : "nullptr";
+  state.callLibrary("batch_norm<" + ctype(x) + ">(" + state.ptr(x) + ", " +
+                    dimExpr(shape[0]) + ", " + dimExpr(shape[1]) + ", " +
+                    productRange(shape, 2, shape.size()) + ", " + state.ptr(node.operand(1)) +
+                    ", " + state.ptr(node.operand(2)) + ", " + weight + ", " + bias + ", " +
+                    doubleLiteral(node.attrs().getFloat("eps")) + ", " +
+                    state.ptr(node.result()) + ")");
+  return Status::success();
+}
+
+Status emitAttention(const ir::Node &node, EmitState &state) {
+  const ir::Value *q = node.operand(0);
+  const ir::Value *k = node.operand(1);
+  const ir::Value *v = node.operand(2);
+  const ir::Value *y = node.result();
+  const ir::Shape &qs = q->type().shape;
+  const ir::Shape &ks = k->type().shape;
+  const ir::Shape &vs = v->type().shape;
+  size_t rank = qs.size();
+  ir::Shape qBatch(qs.begin(), qs.end() - 2);
+  if (ir::Shape(ks.begin(), ks.end() - 2) != qBatch || ir::Shape(vs.begin(), vs.end() - 2) != qBatch)
+    return unsupported("attention whose key/value batch dims differ from the query's");
+  std::string batch = productExpr(qBatch);
+  std::string L = dimExpr(qs[rank - 2]);
+  std::string E = dimExpr(qs[rank - 1]);
+  std::string S = dimExpr(ks[rank - 2]);
+  std::string Ev = dimExpr(vs[rank - 1]);
+  std::string mask = "nullptr";
+  bool maskIsBool = false;
+  if (node.numOperands() == 4) {
+    const ir::Value *maskValue = node.operand(3);
+    maskIsBool = maskValue->type().dtype == ir::DType::Bool;
+    ir::Shape full = qBatch;
+    full.push_back(qs[rank - 2]);
+    full.push_back(ks[rank - 2]);
+    mask = state.workspace(ctype(maskValue), productExpr(full));
+    std::vector<std::string> fullDims;
+    for (const ir::Dim &dim : full)
+      fullDims.push_back(dimExpr(dim));
+    emitStridedCopy(state, ctype(maskValue), state.ptr(maskValue), "int64_t(0)",
+                    broadcastStrides(maskValue->type().shape, full), fullDims, mask);
+  }
+  std::string scale = node.attrs().has("scale")
+                          ? doubleLiteral(node.attrs().getFloat("scale"))
+                          : "1.0 / std::sqrt(double(" + E + "))";
+  std::string workspace = state.workspace("double", state.library() + "::attention_workspace_size(" + S + ")");
+  state.callLibrary("attention<" + ctype(y) + ">(" + state.ptr(q) + ", " + state.ptr(k) +
+                    ", " + state.ptr(v) + ", " + batch + ", " + L + ", " + S + ", " + E + ", " +
+                    Ev + ", " + mask + ", " + (maskIsBool ? "true" : "false") + ", " + scale +
+                    ", " + (node.attrs().getBool("is_causal") ? "true" : "false") + ", " +
+                    state.ptr(y) + ", " + workspace + ")");
+  return Status::success();
+}
+
+Status emitGather(const ir::Node &node, EmitState &state) {
+  const ir::Value *table = node.operand(0);
+  const ir::Value *indices = node.operand(1);
+  const ir::Value *y = node.result();
+  std::string count = productExpr(indices->type().shape);
+  std::string call;
+  std::string extent;
+  if (node.op() == OpKind::Embedding) {
+    const ir::Shape &ws = table->type().shape;
+    extent = dimExpr(ws[0]);
+    call = "embedding<" + ctype(y) + ", " + ctype(indices) + ">(" + state.ptr(table) + ", " +
+           extent + ", " + dimExpr(ws[1]) + ", " + state.ptr(indices) + ", " + count + ", " +
+           state.ptr(y);
+  } else {
+    const ir::Shape &shape = table->type().shape;
+    auto dim = static_cast<size_t>(node.attrs().getInt("dim"));
+    extent = dimExpr(shape[dim]);
+    call = "index_select<" + ctype(y) + ", " + ctype(indices) + ">(" + state.ptr(table) +
+           ", " + productRange(shape, 0, dim) + ", " + extent + ", " +
+           productRange(shape, dim + 1, shape.size()) + ", " + state.ptr(indices) + ", " +
+           count + ", " + state.ptr(y);
+  }
+  if (state.onDevice()) {
+    // Out-of-range indices are recorded in the context's gather_error with this site number,
+    // which <name>_synchronize turns back into the node's name.
+    state.code().line("context->ex.error_site = " + std::to_string(state.addGatherSite()) + ";");
+    state.callLibrary(call + ")");
+    return Status::success();
+  }
+  // The error names the first bad index: its position in the index tensor, its value and the
+  // valid range.
+  state.code().open("");
+  state.code().line("int64_t bad = 0;");
+  state.code().open("if (!tc::" + call + ", &bad))");
+  state.code().line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"node '" +
+                    node.name() + "' (" + std::string(ir::opName(node.op())) +
+                    "): index %lld at position %lld of the indices is out of range: valid "
+                    "indices are 0 to %lld\", static_cast<long long>(" + state.ptr(indices) +
+                    "[bad]), static_cast<long long>(bad), static_cast<long long>(" + extent +
+                    ") - 1);");
+  state.code().close();
+  state.code().close();
+  return Status::success();
+}
+
+} // namespace
+
+Status emitNnNode(const ir::Node &node, EmitState &state) {
+  switch (node.op()) {
+  case OpKind::Linear: return emitLinear(node, state);
+  case OpKind::Matmul: return emitMatmul(node, state);
+  case OpKind::Addmm: return emitAddmm(node, state);
+  case OpKind::Conv2d: return emitConv2d(node, state);
+  case OpKind::MaxPool2d:
+  case OpKind::AvgPool2d:
+  case OpKind::AdaptiveAvgPool2d: return emitPool(node, state);
+  case OpKind::Softmax:
+  case OpKind::LogSoftmax: return emitSoftmax(node, state);
+  case OpKind::LayerNorm: return emitLayerNorm(node, state);
+  case OpKind::BatchNorm: return emitBatchNorm(node, state);
+  case OpKind::Attention: return emitAttention(node, state);
+  case OpKind::Embedding:
+  case OpKind::IndexSelect: return emitGather(node, state);
+  default: break;
+  }
+  return unsupported("node '" + node.name() + "' (" + std::string(ir::opName(node.op())) +
+                     "): no host lowering");
+}
+
+} // namespace thunderc::codegen

@@ -1,0 +1,514 @@
+// The model emitter's driver, the same for both targets. For a graph it writes:
+//   1. <name>.h   the public C ABI (load, context, shapes, run) plus a thin C++ wrapper;
+//   2. <name>.cpp (CUDA: <name>.cu) the implementation: weight binding at load, input checks
+//      and symbol binding at run, a per-run arena layout (every intermediate and workspace gets
+//      a 64-byte aligned slot; the arena only grows, so after warm-up a run allocates nothing),
+//      then one block per node in graph order (library_calls*.cpp, or the target's kernels),
+//      then output copies. The target backend (target_backend.h) writes includes, model and
+//      context types, the lifecycle entry points, the arena and the kernels;
+//   3. <name>_run.cpp the runner, a table of the model's functions for runtime/runner.h.
+#include "codegen/model_emitter.h"
+
+#include <set>
+
+#include "codegen/emit_state.h"
+
+namespace thunderc::codegen {
+namespace {
+
+std::string quote(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::vector<const ir::Value *> userInputs(const ir::Graph &graph) {
+  std::vector<const ir::Value *> inputs;
+  for (const auto &input : graph.inputs())
+    if (input->inputKind() == ir::InputKind::User)
+      inputs.push_back(input.get());
+  return inputs;
+}
+
+std::vector<const ir::Value *> weightInputs(const ir::Graph &graph) {
+  std::vector<const ir::Value *> inputs;
+  for (const auto &input : graph.inputs())
+    if (input->inputKind() != ir::InputKind::User)
+      inputs.push_back(input.get());
+  return inputs;
+}
+
+// Every node thunderc cannot compile, listed at once with its source line.
+Status checkSupported(const ir::Graph &graph) {
+  std::string list;
+  int count = 0;
+  for (const auto &node : graph.nodes()) {
+    if (node->op() != ir::OpKind::AtenCall)
+      continue;
+    ++count;
+    list += "\n  node '" + node->name() + "' (" + node->attrs().getStr("target") + ")";
+    if (!node->source().file.empty())
+      list += " at " + node->source().file + ":" +
+              node->source().loc.substr(node->source().loc.rfind(':') + 1) + ": " +
+              node->source().code;
+  }
+  if (count == 0)
+    return Status::success();
+  return unsupported(std::to_string(count) +
+                     " node(s) use ops thunderc cannot compile (no runtime fallback exists):" +
+                     list);
+}
+
+class ModelEmitter {
+public:
+  ModelEmitter(const ir::Graph &graph, const EmitOptions &options, TargetBackend &backend)
+      : graph_(graph), options_(options), backend_(backend), name_(options.name) {}
+
+  Expected<std::map<std::string, std::string>> run() {
+    TC_TRY(checkSupported(graph_));
+    TC_TRY(planSymbolBinding());
+    TC_TRY(backend_.prepare(graph_));
+    std::map<std::string, std::string> files;
+    files[name_ + ".h"] = modelHeader(options_, backend_);
+    TC_ASSIGN_OR_RETURN(files[backend_.sourceFile(name_)], implementation());
+    backend_.addSources(name_, files);
+    files[name_ + "_run.cpp"] = modelRunner(options_);
+    return files;
+  }
+
+private:
+
+  // Each symbol is bound from the first user-input dim that is exactly that symbol.
+  Status planSymbolBinding() {
+    std::vector<const ir::Value *> inputs = userInputs(graph_);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const ir::Shape &shape = inputs[i]->type().shape;
+      for (size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d].isStatic() || shape[d].expr().kind() != ir::SymExpr::Kind::Symbol)
+          continue;
+        bindings_.emplace(shape[d].expr().symbolName(), std::make_pair(i, d));
+      }
+    }
+    for (const auto &[symbol, range] : graph_.symbols())
+      if (!bindings_.count(symbol))
+        return unsupported("symbol " + symbol +
+                           " is not the size of any input dim, so it cannot be bound at run "
+                           "time");
+    return Status::success();
+  }
+
+  // Checks of the caller's input tensors and binding of symbols; writes into `sym`.
+  void emitBindInputs(CodeWriter &code) {
+    std::vector<const ir::Value *> inputs = userInputs(graph_);
+    code.open("tc_status bindInputs(const tc_tensor *inputs, int num_inputs, Symbols &sym, "
+              "tc_error *err)");
+    code.open("if (num_inputs != " + std::to_string(inputs.size()) + ")");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"expected " +
+              std::to_string(inputs.size()) + " input(s), got %d\", num_inputs);");
+    code.close();
+    if (!inputs.empty()) {
+      code.open("if (inputs == nullptr)");
+      code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"inputs is null\");");
+      code.close();
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const ir::TensorType &type = inputs[i]->type();
+      std::string t = "inputs[" + std::to_string(i) + "]";
+      std::string label = "input " + std::to_string(i) + " '" + inputs[i]->name() + "'";
+      code.open("if (" + t + ".dtype != " + abiDType(type.dtype) + ")");
+      code.line("return tc_error_setf(err, TC_ERROR_DTYPE_MISMATCH, \"" + label +
+                ": dtype %s, expected " + std::string(ir::dtypeName(type.dtype)) + "\", " +
+                "tc_dtype_name(" + t + ".dtype));");
+      code.close();
+      code.open("if (" + t + ".rank != " + std::to_string(type.rank()) + ")");
+      code.line("return tc_error_setf(err, TC_ERROR_SHAPE_MISMATCH, \"" + label +
+                ": rank %d, expected " + std::to_string(type.rank()) + " (" + type.str() +
+                ")\", " + t + ".rank);");
+      code.close();
+    }
+    for (const auto &[symbol, where] : bindings_) {
+      code.line("sym." + symbol + " = inputs[" + std::to_string(where.first) + "].shape[" +
+                std::to_string(where.second) + "];");
+      const ir::SymbolRange &range = graph_.symbols().at(symbol);
+      std::string condition = "sym." + symbol + " < " + std::to_string(range.min);
+      if (range.max)
+        condition += " || sym." + symbol + " > " + std::to_string(*range.max);
+      code.open("if (" + condition + ")");
+      code.line("return tc_error_setf(err, TC_ERROR_OUT_OF_RANGE, \"input " +
+                std::to_string(where.first) + " '" + inputs[where.first]->name() + "' dim " +
+                std::to_string(where.second) + ": " + symbol + " = %lld is outside its range [" +
+                std::to_string(range.min) + ", " +
+                (range.max ? std::to_string(*range.max) : "inf") + "]\", (long long)sym." +
+                symbol + ");");
+      code.close();
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const ir::TensorType &type = inputs[i]->type();
+      std::string t = "inputs[" + std::to_string(i) + "]";
+      std::string label = "input " + std::to_string(i) + " '" + inputs[i]->name() + "'";
+      for (size_t d = 0; d < type.shape.size(); ++d) {
+        code.open("if (" + t + ".shape[" + std::to_string(d) + "] != " + dimExpr(type.shape[d]) +
+                  ")");
+        code.line("return tc_error_setf(err, TC_ERROR_SHAPE_MISMATCH, \"" + label + ": dim " +
+                  std::to_string(d) + " is %lld, expected %lld (" + type.str() +
+                  ")\", (long long)" + t + ".shape[" + std::to_string(d) +
+                  "], (long long)(" + dimExpr(type.shape[d]) + "));");
+        code.close();
+      }
+      code.open("if (" + t + ".data == nullptr && " + productExpr(type.shape) + " > 0)");
+      code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + label +
+                ": data is null\");");
+      code.close();
+    }
+    code.line("(void)sym;");
+    code.line("return TC_OK;");
+    code.close();
+  }
+
+  void emitOutputShapes(CodeWriter &code) {
+    code.open("void fillOutputShapes(const Symbols &sym, tc_tensor *outputs)");
+    for (size_t i = 0; i < graph_.outputs().size(); ++i) {
+      const ir::TensorType &type = graph_.outputs()[i]->type();
+      std::string t = "outputs[" + std::to_string(i) + "]";
+      code.line(t + ".dtype = " + abiDType(type.dtype) + ";");
+      code.line(t + ".rank = " + std::to_string(type.rank()) + ";");
+      for (size_t d = 0; d < type.shape.size(); ++d)
+        code.line(t + ".shape[" + std::to_string(d) + "] = " + dimExpr(type.shape[d]) + ";");
+    }
+    code.line("(void)sym;");
+    code.line("(void)outputs;");
+    code.close();
+  }
+
+  // Pointer names: graph inputs read the caller's tensors, weights the mapped file. Without a
+  // memory plan every node result has its own arena slot ("v7"). With one (arena_offsets on
+  // the nodes), results sit at their planned offsets, views point into their operand's
+  // storage, and graph outputs are written straight to the caller's buffers ("out0").
+  void assignPointers(EmitState &state) {
+    std::vector<const ir::Value *> inputs = userInputs(graph_);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      state.setPtr(inputs[i], "in" + std::to_string(i));
+    std::vector<const ir::Value *> weights = weightInputs(graph_);
+    for (size_t i = 0; i < weights.size(); ++i)
+      state.setPtr(weights[i], "w" + std::to_string(i));
+    int counter = 0;
+    for (const auto &node : graph_.nodes()) {
+      const ir::AttrValue *offsets = node->attrs().find(ir::kArenaOffsetsAttr);
+      for (int r = 0; r < node->numResults(); ++r) {
+        const ir::Value *result = node->result(r);
+        std::string name = "v" + std::to_string(counter++);
+        if (!planned_) {
+          state.setPtr(result, name);
+          slots_.push_back({name, result, -1});
+          continue;
+        }
+        int64_t offset = offsets ? std::get<std::vector<int64_t>>(*offsets)[r] : -1;
+        if (ir::hasTrait(node->op(), ir::kView)) {
+          opt::ValueLayout layout = state.layout(result);
+          std::string base = state.ptr(layout.storage);
+          state.setPtr(result, layout.offset == ir::Dim(0)
+                                   ? base
+                                   : "(" + base + " + " + dimExpr(layout.offset) + ")");
+        } else if (offset >= 0) {
+          state.setPtr(result, name);
+          slots_.push_back({name, result, offset});
+        } else {
+          auto it = std::find(graph_.outputs().begin(), graph_.outputs().end(), result);
+          TC_CHECK(it != graph_.outputs().end(),
+                   "planned result without an offset that is not a graph output");
+          size_t index = static_cast<size_t>(it - graph_.outputs().begin());
+          state.setPtr(result, "out" + std::to_string(index));
+          pinnedOutputs_[index] = result;
+        }
+      }
+    }
+  }
+
+  Expected<std::string> implementation() {
+    CodeWriter body;
+    CodeWriter functions;
+    EmitState state(body, functions, &backend_);
+    planned_ = std::any_of(graph_.nodes().begin(), graph_.nodes().end(), [](const auto &node) {
+      return node->attrs().has(ir::kArenaOffsetsAttr);
+    });
+    if (planned_) {
+      layouts_ = opt::computeLayouts(graph_);
+      state.setLayouts(&layouts_);
+    }
+    assignPointers(state);
+    for (const auto &node : graph_.nodes()) {
+      Status status = emitNode(*node, state);
+      if (!status.ok())
+        return std::move(status).error().withContext("node '" + node->name() + "'");
+    }
+    emitOutputCopies(state);
+    std::vector<const ir::Value *> inputs = userInputs(graph_);
+    std::vector<const ir::Value *> weights = weightInputs(graph_);
+
+    CodeWriter code;
+    code.line("// " + backend_.sourceFile(name_) + ": the model compiled by thunderc from " +
+              options_.sourceName + ". Generated; do not edit.");
+    code.line("#include \"" + name_ + ".h\"");
+    code.line();
+    backend_.emitIncludesAndTypes(code, name_, weights.size());
+    code.line();
+    code.line("namespace {");
+    code.line();
+    code.line("constexpr size_t kAlign = 64;");
+    code.line("[[maybe_unused]] size_t alignUp(size_t bytes) {"
+              " return (bytes + kAlign - 1) / kAlign * kAlign; }");
+    code.line();
+    code.open("struct Symbols");
+    for (const auto &[symbol, range] : graph_.symbols())
+      code.line("int64_t " + symbol + " = 0;");
+    code.close(";");
+    code.line();
+    code.open("struct WeightSpec");
+    code.line("const char *name;");
+    code.line("tc_dtype dtype;");
+    code.line("int32_t rank;");
+    code.line("int64_t shape[TC_MAX_RANK];");
+    code.close(";");
+    code.line();
+    code.line("const WeightSpec kWeights[] = {");
+    for (const ir::Value *weight : weights) {
+      std::vector<std::string> dims;
+      for (const ir::Dim &dim : weight->type().shape)
+        dims.push_back(std::to_string(dim.value()));
+      code.line("    {" + quote(weight->weightName()) + ", " + abiDType(weight->type().dtype) +
+                ", " + std::to_string(weight->type().rank()) + ", " + braceList(dims) + "},");
+    }
+    if (weights.empty())
+      code.line("    {\"\", TC_DTYPE_F32, 0, {0}},");
+    code.line("};");
+    code.line("constexpr size_t kNumWeights = " + std::to_string(weights.size()) + ";");
+    code.line("const char *const kInputNames[] = " +
+              [&] {
+                std::vector<std::string> names;
+                for (const ir::Value *input : inputs)
+                  names.push_back(quote(input->name()));
+                return braceList(names.empty() ? std::vector<std::string>{"\"\""} : names);
+              }() +
+              ";");
+    code.line();
+    emitBindInputs(code);
+    code.line();
+    emitOutputShapes(code);
+    code.line();
+    emitCheckOutputs(code);
+    code.line();
+    code.raw(functions.str());
+    backend_.emitDefinitions(code, options_);
+    code.line("} // namespace");
+    code.line();
+    emitApi(code, inputs.size());
+    emitRun(code, state, body, inputs, weights);
+    backend_.emitMoreEntryPoints(code, name_, inputs.size(), graph_.outputs().size(), state);
+    return code.str();
+  }
+
+  void emitApi(CodeWriter &code, size_t numInputs) {
+    std::string n = name_;
+    code.line("int " + n + "_num_inputs(void) { return " + std::to_string(numInputs) + "; }");
+    code.line("int " + n + "_num_outputs(void) { return " +
+              std::to_string(graph_.outputs().size()) + "; }");
+    code.open("const char *" + n + "_input_name(int index)");
+    code.line("return index >= 0 && index < " + std::to_string(numInputs) +
+              " ? kInputNames[index] : nullptr;");
+    code.close();
+    code.line();
+    backend_.emitLifecycle(code, n);
+    emitOutputShapesApi(code);
+  }
+
+  void emitOutputShapesApi(CodeWriter &code) {
+    std::string n = name_;
+    code.open("tc_status " + n + "_output_shapes(const tc_tensor *inputs, int num_inputs, " +
+              "tc_tensor *outputs, int num_outputs, tc_error *err)");
+    code.line("tc_error_clear(err);");
+    code.line("Symbols sym;");
+    code.line("tc_status status = bindInputs(inputs, num_inputs, sym, err);");
+    code.open("if (status != TC_OK)");
+    code.line("tc_error_prefixf(err, \"" + n + "_output_shapes: \");");
+    code.line("return status;");
+    code.close();
+    code.open("if (num_outputs != " + std::to_string(graph_.outputs().size()) +
+              " || outputs == nullptr)");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+              "_output_shapes: expected " + std::to_string(graph_.outputs().size()) +
+              " output(s), got %d\", num_outputs);");
+    code.close();
+    code.line("fillOutputShapes(sym, outputs);");
+    code.line("return TC_OK;");
+    code.close();
+    code.line();
+  }
+
+  // The caller's output tensors against the shapes these inputs give.
+  void emitCheckOutputs(CodeWriter &code) {
+    size_t numOutputs = graph_.outputs().size();
+    code.open("tc_status checkOutputs(const Symbols &sym, const tc_tensor *outputs, int num_outputs, "
+              "tc_error *err)");
+    code.open("if (num_outputs != " + std::to_string(numOutputs) + " || outputs == nullptr)");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"expected " +
+              std::to_string(numOutputs) + " output(s), got %d\", num_outputs);");
+    code.close();
+    code.line("tc_tensor expected[" + std::to_string(std::max<size_t>(numOutputs, 1)) + "] = {};");
+    code.line("fillOutputShapes(sym, expected);");
+    code.open("for (int i = 0; i < " + std::to_string(numOutputs) + "; ++i)");
+    code.open("if (outputs[i].dtype != expected[i].dtype)");
+    code.line("return tc_error_setf(err, TC_ERROR_DTYPE_MISMATCH, \"output %d: dtype %s, expected %s\", i, tc_dtype_name(outputs[i].dtype), "
+              "tc_dtype_name(expected[i].dtype));");
+    code.close();
+    code.line("bool sameShape = outputs[i].rank == expected[i].rank;");
+    code.line("int64_t count = 1;");
+    code.open("for (int d = 0; sameShape && d < expected[i].rank; ++d)");
+    code.line("sameShape = outputs[i].shape[d] == expected[i].shape[d];");
+    code.line("count *= expected[i].shape[d];");
+    code.close();
+    code.open("if (!sameShape)");
+    code.line("return tc_error_setf(err, TC_ERROR_SHAPE_MISMATCH, \"output %d has the wrong shape (see " + name_ + "_output_shapes)\", i);");
+    code.close();
+    code.open("if (outputs[i].data == nullptr && count > 0)");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"output %d: data is null\", i);");
+    code.close();
+    code.close();
+    code.line("return TC_OK;");
+    code.close();
+  }
+
+  void emitRun(CodeWriter &code, EmitState &state, const CodeWriter &body,
+               const std::vector<const ir::Value *> &inputs,
+               const std::vector<const ir::Value *> &weights) {
+    std::string n = name_;
+    openEntryPoint(code,
+                   "tc_status " + n + "_run(" + n + "_context *context, const tc_tensor *inputs, " +
+                       "int num_inputs, tc_tensor *outputs, int num_outputs, tc_error *err)",
+                   "context == nullptr", n + "_run: null context");
+    code.line("Symbols sym;");
+    code.line("tc_status status = bindInputs(inputs, num_inputs, sym, err);");
+    code.open("if (status != TC_OK)");
+    code.line("tc_error_prefixf(err, \"" + n + "_run: \");");
+    code.line("return status;");
+    code.close();
+    code.line("status = checkOutputs(sym, outputs, num_outputs, err);");
+    code.open("if (status != TC_OK)");
+    code.line("tc_error_prefixf(err, \"" + n + "_run: \");");
+    code.line("return status;");
+    code.close();
+    code.line();
+    std::vector<std::pair<std::string, std::string>> pointers; // name, type
+    if (planned_) {
+      code.line("// Arena: the memory plan's offsets (computed for the symbols' upper bounds),");
+      code.line("// then this node's workspaces.");
+    } else {
+      code.line("// Arena layout for this run's sizes: one 64-byte aligned slot per value.");
+    }
+    code.line("size_t bytes = 0;");
+    for (const Slot &slot : slots_) {
+      std::string type = cppType(slot.value->type().dtype);
+      std::string size = "alignUp(size_t(" + productExpr(slot.value->type().shape) +
+                         ") * sizeof(" + type + "))";
+      if (slot.offset >= 0) {
+        code.line("const size_t off_" + slot.name + " = " + std::to_string(slot.offset) + ";");
+        code.line("bytes = std::max(bytes, off_" + slot.name + " + " + size + ");");
+      } else {
+        code.line("const size_t off_" + slot.name + " = bytes;");
+        code.line("bytes += " + size + ";");
+      }
+      pointers.push_back({slot.name, type});
+    }
+    for (const EmitState::Slot &slot : state.workspaces()) {
+      code.line("const size_t off_" + slot.name + " = bytes;");
+      code.line("bytes += alignUp(size_t(" + slot.elements + ") * sizeof(" + slot.type + "));");
+      pointers.push_back({slot.name, slot.type});
+    }
+    backend_.emitArena(code, n);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::string type = cppType(inputs[i]->type().dtype);
+      code.line("[[maybe_unused]] const " + type + " *in" + std::to_string(i) + " = static_cast<const " + type +
+                " *>(inputs[" + std::to_string(i) + "].data);");
+    }
+    for (size_t i = 0; i < weights.size(); ++i) {
+      std::string type = cppType(weights[i]->type().dtype);
+      code.line("[[maybe_unused]] const " + type + " *w" + std::to_string(i) + " = static_cast<const " + type +
+                " *>(context->model->params[" + std::to_string(i) + "].data);");
+    }
+    for (const auto &[pointer, type] : pointers)
+      code.line(type + " *" + pointer + " = reinterpret_cast<" + type + " *>(base + off_" +
+                pointer + ");");
+    for (const auto &[index, value] : pinnedOutputs_) {
+      std::string type = cppType(value->type().dtype);
+      code.line(type + " *out" + std::to_string(index) + " = static_cast<" + type +
+                " *>(outputs[" + std::to_string(index) + "].data);");
+    }
+    code.line();
+    code.raw(body.str());
+    code.line();
+    code.line("return TC_OK;");
+    code.close();
+  }
+
+  // Graph outputs not written in place: copied (or gathered, for a strided view) into the
+  // caller's buffers.
+  void emitOutputCopies(EmitState &state) {
+    CodeWriter &code = state.code();
+    state.setCurrentNode(nullptr);
+    code.line();
+    code.line("// Results to the caller's buffers.");
+    for (size_t i = 0; i < graph_.outputs().size(); ++i) {
+      const ir::Value *output = graph_.outputs()[i];
+      if (pinnedOutputs_.count(i))
+        continue;
+      std::string type = cppType(output->type().dtype);
+      if (!opt::isContiguous(state.layout(output), output->type().shape)) {
+        emitGather(state, output,
+                   "static_cast<" + type + " *>(outputs[" + std::to_string(i) + "].data)");
+        continue;
+      }
+      state.copyElements(type, state.ptr(output), productExpr(output->type().shape),
+                         "static_cast<" + type + " *>(outputs[" + std::to_string(i) + "].data)");
+    }
+  }
+
+  /// An arena slot: a node result with its planned offset (-1: laid out in order).
+  struct Slot {
+    std::string name;
+    const ir::Value *value;
+    int64_t offset;
+  };
+
+  const ir::Graph &graph_;
+  const EmitOptions &options_;
+  TargetBackend &backend_;
+  bool planned_ = false;
+  std::map<const ir::Value *, opt::ValueLayout> layouts_;
+  std::vector<Slot> slots_;
+  std::map<size_t, const ir::Value *> pinnedOutputs_; ///< output index -> value written there
+  std::string name_;
+  std::map<std::string, std::pair<size_t, size_t>> bindings_; ///< symbol -> (input, dim)
+};
+
+} // namespace
+
+void openEntryPoint(CodeWriter &code, const std::string &signature, const std::string &condition,
+                    const std::string &message) {
+  code.open(signature);
+  code.line("tc_error_clear(err);");
+  code.open("if (" + condition + ")");
+  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + message + "\");");
+  code.close();
+}
+
+Expected<std::map<std::string, std::string>> emitModelSources(const ir::Graph &graph,
+                                                              const EmitOptions &options,
+                                                              TargetBackend &backend) {
+  TC_CHECK(backend.target() == options.target, "the backend is not the options' target");
+  return ModelEmitter(graph, options, backend).run();
+}
+
+} // namespace thunderc::codegen

@@ -1,0 +1,32 @@
+// Lowers a verified graph to the C++ sources of a bundle: the model's public C header, its
+// implementation (schedule, shape arithmetic, arena layout, one loop nest or kernel call per
+// node) and its runner.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ir/graph.h"
+#include "codegen/target_backend.h"
+#include "ir/status.h"
+
+namespace thunderc::codegen {
+
+struct EmitOptions {
+  std::string name;       ///< C identifier used for files, symbols and targets ("mlp")
+  std::string sourceName; ///< the input file, quoted in generated comments (basename only)
+  Target target = Target::Cpu;
+  bool allowTf32 = false; ///< CUDA: fp32 GEMMs/convolutions may use TF32 tensor cores
+};
+
+/// Returns file name -> contents for `<name>.h`, `<name>.cpp` (CUDA: `<name>.cu` and
+/// `<name>_emulated.cpp`, which builds the .cu against the CPU emulation) and `<name>_run.cpp`.
+/// Unsupported (ErrorKind::Unsupported) when the graph still holds aten_call nodes (every
+/// such node is listed with its source line, one per line), when a symbol cannot be bound
+/// from a plain input dim, or when an op's attributes are outside what the kernels handle.
+/// `backend` (whose target is options.target) writes the target's parts; see target_backend.h.
+Expected<std::map<std::string, std::string>> emitModelSources(const ir::Graph &graph,
+                                                              const EmitOptions &options,
+                                                              TargetBackend &backend);
+
+} // namespace thunderc::codegen

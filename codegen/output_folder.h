@@ -1,0 +1,30 @@
+// The output folder of `thunderc -o`: which folders thunderc may replace, and the atomic
+// replacement itself. A bundle is written whole into a temporary sibling folder and swapped in,
+// so the user sees either the old folder or the new one, never a mix and never nothing.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ir/status.h"
+
+namespace thunderc::codegen {
+
+/// The file every bundle carries at its top level. Only a folder holding it (or an empty or
+/// absent path) is ever replaced by `-o`.
+inline constexpr const char *kBundleMarker = ".thunderc-bundle";
+
+/// Usage error unless `outDir` may receive a bundle compiled from `inputPath`: it must be a
+/// non-empty path that is absent, an empty folder, or a folder with the bundle marker; never
+/// the input file, a folder containing it, the working directory or one of its ancestors, a
+/// symbolic link, or anything that is not a folder. The message says which rule refused it.
+Status checkOutputFolder(const std::string &outDir, const std::string &inputPath);
+
+/// Writes `files` (relative path -> bytes; the marker is added) into the temporary sibling
+/// `OUT.thunderc-tmp.<pid>` and swaps it in for `outDir`: one atomic exchange of the two
+/// folders on Linux (renameat2 RENAME_EXCHANGE), a rename when `outDir` is absent, two renames
+/// on file systems without the exchange. Temporary folders left by killed runs (their process
+/// is gone) are removed first. On any error `outDir` is left as it was.
+Status replaceFolder(const std::map<std::string, std::string> &files, const std::string &outDir);
+
+} // namespace thunderc::codegen

@@ -1,0 +1,13 @@
+// Defaults of the TargetBackend hooks that only some targets need.
+#include "codegen/target_backend.h"
+
+namespace thunderc::codegen {
+
+void TargetBackend::addSources(const std::string &, std::map<std::string, std::string> &) const {}
+void TargetBackend::emitDefinitions(CodeWriter &, const EmitOptions &) const {}
+void TargetBackend::emitMoreEntryPoints(CodeWriter &, const std::string &, size_t, size_t,
+                                        const EmitState &) const {}
+void TargetBackend::emitHeaderApi(CodeWriter &, const std::string &) const {}
+std::string TargetBackend::readmeSection(const BundleOptions &) const { return ""; }
+
+} // namespace thunderc::codegen
