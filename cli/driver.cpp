@@ -1,6 +1,7 @@
 // Loading, reporting and interpreting, each a plain function over a LoadedProgram.
 #include "cli/driver.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,12 +15,12 @@
 #include "backend_cuda/nvrtc_verify.h"
 #include "codegen/output_folder.h"
 #include "cli/report.h"
-#include "frontend/npy.h"
 #include "crc32.h"
 #include "ir/interpreter.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "npy.h"
 
 namespace thunderc::cli {
 namespace {
@@ -48,13 +49,50 @@ const char *inputKindName(ir::InputKind kind) {
   return "?";
 }
 
-std::optional<ir::DType> dtypeForNpy(const std::string &descr) {
-  for (int i = 0; i < ir::kNumDTypes; ++i) {
-    auto dtype = static_cast<ir::DType>(i);
-    if (ir::npyDescr(dtype) == descr)
-      return dtype;
-  }
-  return std::nullopt;
+// tc_dtype follows ir::DType's order (runtime/thunderc_runtime.h), so the two convert by value.
+static_assert(TC_DTYPE_COUNT == ir::kNumDTypes && TC_DTYPE_BF16 == int(ir::DType::BF16) &&
+                  TC_DTYPE_F64 == int(ir::DType::F64),
+              "tc_dtype and ir::DType disagree");
+
+/// The Error for a failed runtime .npy call, whose message already names the file. Running out
+/// of memory there means the file was too large to read, so it counts as I/O; every other
+/// failure is a bad file.
+Error npyError(const tc_error &err) {
+  bool io = err.status == TC_ERROR_IO || err.status == TC_ERROR_OUT_OF_MEMORY;
+  return Error(io ? ErrorKind::Io : ErrorKind::InvalidInput, err.message);
+}
+
+/// Reads the .npy file at `path` with the runtime's reader, the one bundles' runners use, so
+/// that the interpreter accepts exactly the inputs a bundle does.
+Expected<ir::HostTensor> readNpy(const std::string &path) {
+  tc_tensor tensor;
+  tc_error err;
+  if (tc_npy_read(path.c_str(), &tensor, &err) != TC_OK)
+    return npyError(err);
+  ir::HostTensor host;
+  host.dtype = static_cast<ir::DType>(tensor.dtype);
+  host.shape.assign(tensor.shape, tensor.shape + tensor.rank);
+  const auto *data = static_cast<const uint8_t *>(tensor.data);
+  host.bytes.assign(data, data + tc_tensor_byte_size(&tensor));
+  tc_npy_free(&tensor);
+  return host;
+}
+
+/// Writes `tensor` to `path` as numpy.save would.
+Status writeNpy(const std::string &path, const ir::HostTensor &tensor) {
+  if (tensor.shape.size() > TC_MAX_RANK)
+    return unsupported(path + ": cannot write a rank-" + std::to_string(tensor.shape.size()) +
+                       " tensor to .npy (at most " + std::to_string(TC_MAX_RANK) + " dims)");
+  tc_tensor view{};
+  // tc_tensor's data is not const, but tc_npy_write only reads it.
+  view.data = const_cast<uint8_t *>(tensor.bytes.data());
+  view.dtype = static_cast<tc_dtype>(tensor.dtype);
+  view.rank = static_cast<int32_t>(tensor.shape.size());
+  std::copy(tensor.shape.begin(), tensor.shape.end(), view.shape);
+  tc_error err;
+  if (tc_npy_write(path.c_str(), &view, &err) != TC_OK)
+    return npyError(err);
+  return Status::success();
 }
 
 } // namespace
@@ -210,7 +248,7 @@ std::string jsonReport(const LoadedProgram &program) {
 
 Status interpretToFiles(const LoadedProgram &program, const std::vector<std::string> &inputs,
                         const std::vector<std::string> &outputs) {
-  std::vector<frontend::NpyArray> arrays;
+  std::vector<ir::HostTensor> tensors;
   std::vector<ir::TensorView> views;
   std::vector<const ir::Value *> userInputs;
   for (const auto &input : program.graph->inputs())
@@ -219,21 +257,11 @@ Status interpretToFiles(const LoadedProgram &program, const std::vector<std::str
   if (inputs.size() != userInputs.size())
     return invalidInput("the model takes " + std::to_string(userInputs.size()) +
                         " input(s), " + std::to_string(inputs.size()) + " given");
-  arrays.reserve(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Expected<frontend::NpyArray> array = frontend::readNpy(inputs[i]);
-    if (!array.ok())
-      return std::move(array).error().withContext(inputs[i]);
-    std::optional<ir::DType> dtype = dtypeForNpy(array->descr);
-    if (!dtype)
-      return unsupported(inputs[i] + ": unsupported .npy dtype " + array->descr);
-    arrays.push_back(std::move(*array));
-    ir::TensorView view;
-    view.dtype = *dtype;
-    view.shape = arrays.back().shape;
-    view.strides = ir::contiguousStrides(view.shape);
-    view.data = arrays.back().data.data();
-    views.push_back(view);
+  tensors.reserve(inputs.size());
+  for (const std::string &path : inputs) {
+    TC_ASSIGN_OR_RETURN(ir::HostTensor tensor, readNpy(path));
+    tensors.push_back(std::move(tensor));
+    views.push_back(tensors.back().view());
   }
   ir::WeightProvider weights = [&](const ir::Value &input) -> Expected<ir::TensorView> {
     if (!program.imported.archive)
@@ -245,15 +273,8 @@ Status interpretToFiles(const LoadedProgram &program, const std::vector<std::str
   if (outputs.size() != results.size())
     return invalidInput("the model has " + std::to_string(results.size()) + " output(s), " +
                         std::to_string(outputs.size()) + " output file(s) given");
-  for (size_t i = 0; i < results.size(); ++i) {
-    frontend::NpyArray array;
-    array.descr = std::string(ir::npyDescr(results[i].dtype));
-    array.shape = results[i].shape;
-    array.data = std::move(results[i].bytes);
-    Status written = frontend::writeNpy(outputs[i], array);
-    if (!written.ok())
-      return std::move(written).error().withContext(outputs[i]);
-  }
+  for (size_t i = 0; i < results.size(); ++i)
+    TC_TRY(writeNpy(outputs[i], results[i]));
   return Status::success();
 }
 

@@ -51,7 +51,8 @@ Status optimizeProgram(LoadedProgram &program, const std::vector<std::string> &p
 std::string textReport(const LoadedProgram &program);
 std::string jsonReport(const LoadedProgram &program);
 
-/// Runs the reference interpreter on .npy inputs and writes .npy outputs.
+/// Runs the reference interpreter on .npy inputs and writes .npy outputs, through the runtime's
+/// codec (runtime/npy.h) that bundles' runners use. Errors name the file.
 Status interpretToFiles(const LoadedProgram &program, const std::vector<std::string> &inputs,
                         const std::vector<std::string> &outputs);
 

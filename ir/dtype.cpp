@@ -9,8 +9,6 @@ namespace {
 constexpr std::array<std::string_view, kNumDTypes> kNames = {
     "bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"};
 constexpr std::array<int64_t, kNumDTypes> kSizes = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
-constexpr std::array<std::string_view, kNumDTypes> kNpy = {
-    "|b1", "|u1", "|i1", "<i2", "<i4", "<i8", "<f2", "<u2", "<f4", "<f8"};
 
 int index(DType dtype) { return static_cast<int>(dtype); }
 
@@ -33,8 +31,6 @@ bool isFloatingPoint(DType dtype) {
 }
 
 bool isIntegral(DType dtype) { return !isFloatingPoint(dtype) && dtype != DType::Bool; }
-
-std::string_view npyDescr(DType dtype) { return kNpy[index(dtype)]; }
 
 DType promoteTypes(DType a, DType b) {
   if (a == b)

@@ -25,9 +25,6 @@ int64_t dtypeSize(DType dtype);
 bool isFloatingPoint(DType dtype);
 bool isIntegral(DType dtype); ///< integers, not bool
 
-/// NumPy's dtype.str for the type ("<f4"); bf16 is stored as "<u2" bit patterns.
-std::string_view npyDescr(DType dtype);
-
 /// torch.promote_types for two tensor dtypes (both operands are tensors of rank >= 1 or both
 /// 0-d). The result is the smallest type that holds both; bool < integers < floating.
 DType promoteTypes(DType a, DType b);

@@ -301,6 +301,32 @@ def test_input_of_wrong_shape(tmp_path):
     expect(result, EXIT_INVALID, r"input 0 'x': expected f32\[4,64\], got f32\[3,3\]")
 
 
+def test_bad_npy_files(tmp_path):
+    # --interpret reads and writes .npy through the runtime's codec, the one bundles' runners
+    # use: a file that cannot be opened or written is an I/O error, a bad one invalid input.
+    import numpy as np
+    good = os.path.join(ZOO_DIR, "mlp", "inputs", "input_0.npy")
+    out = str(tmp_path / "o.npy")
+    junk = tmp_path / "junk.npy"
+    junk.write_bytes(b"PK\x03\x04 not numpy")
+    big_endian = tmp_path / "be.npy"
+    np.save(big_endian, np.zeros((4, 64), dtype=">f4"))
+    short = tmp_path / "short.npy"
+    np.save(short, np.zeros((4, 64), dtype=np.float32))
+    short.write_bytes(short.read_bytes()[:-4])
+    for path, code, pattern in [
+            (tmp_path / "missing.npy", EXIT_IO,
+             r"missing\.npy: cannot open file: No such file or directory"),
+            (junk, EXIT_INVALID, r"junk\.npy: not an npy file \(bad magic\)"),
+            (big_endian, EXIT_INVALID, r"be\.npy: unsupported npy dtype '>f4' \(big-endian\)"),
+            (short, EXIT_INVALID,
+             r"short\.npy: npy data is 1020 bytes, expected 1024 for shape \(4, 64\) <f4")]:
+        expect(run(BASE, "--interpret", "--inputs", str(path), "--outputs", out), code, pattern)
+    unwritable = str(tmp_path / "no" / "o.npy")
+    expect(run(BASE, "--interpret", "--inputs", good, "--outputs", unwritable), EXIT_IO,
+           r"no/o\.npy: cannot write file: No such file or directory")
+
+
 def test_dynamic_batch_out_of_range(tmp_path):
     import numpy as np
     bad = tmp_path / "big.npy"

@@ -1,6 +1,7 @@
-// Tests for runtime/npy: files byte-identical to numpy.save's (bytes captured from numpy 2.4),
-// a round trip for every dtype, the header variations other writers produce, and malformed
-// files, which must be TC_ERROR_INVALID_ARGUMENT with a message rather than a crash.
+// Tests for runtime/npy, the one .npy codec (bundles' runners and thunderc --interpret): files
+// byte-identical to numpy.save's (bytes captured from numpy 2.4), a round trip for every dtype
+// and rank, the header variations other writers produce, and malformed files, which must be
+// TC_ERROR_INVALID_ARGUMENT with a message rather than a crash.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -178,6 +179,29 @@ TEST_CASE("runtime npy: every dtype round-trips through a file") {
   CHECK(tc_npy_descr(tc_dtype(TC_DTYPE_COUNT)) == nullptr);
 }
 
+TEST_CASE("runtime npy: written data starts 64-byte aligned at every rank") {
+  // The header's padding depends on the length of the shape text, so try each rank.
+  TempDir dir;
+  std::string path = dir.file("aligned.npy");
+  int16_t value = 7;
+  for (int32_t rank = 0; rank <= TC_MAX_RANK; ++rank) {
+    CAPTURE(rank);
+    tc_tensor tensor{&value, TC_DTYPE_I16, rank, {}};
+    for (int32_t i = 0; i < rank; ++i)
+      tensor.shape[i] = 1;
+    tc_error err;
+    REQUIRE_MESSAGE(tc_npy_write(path.c_str(), &tensor, &err) == TC_OK, err.message);
+    std::vector<uint8_t> file = readBytes(path);
+    CHECK((file.size() - sizeof(value)) % 64 == 0);
+    CHECK(file[file.size() - sizeof(value) - 1] == '\n');
+    tc_tensor read;
+    REQUIRE_MESSAGE(tc_npy_read(path.c_str(), &read, &err) == TC_OK, err.message);
+    CHECK(shapeOf(read) == shapeOf(tensor));
+    CHECK(*static_cast<int16_t *>(read.data) == 7);
+    tc_npy_free(&read);
+  }
+}
+
 TEST_CASE("runtime npy: header variations other writers produce") {
   tc_tensor tensor;
   tc_error err;
@@ -193,6 +217,24 @@ TEST_CASE("runtime npy: header variations other writers produce") {
   REQUIRE_MESSAGE(tc_npy_parse(bytes.data(), bytes.size(), &tensor, &err) == TC_OK, err.message);
   CHECK(tensor.dtype == TC_DTYPE_U8);
   tc_npy_free(&tensor);
+  // Version 1.0 with no spaces at all but one after '{', and a newline after the dict.
+  bytes = npyWithHeader("{ \"shape\":(2L,3L),'fortran_order':False,'descr':'<i8'}\n", 48);
+  REQUIRE_MESSAGE(tc_npy_parse(bytes.data(), bytes.size(), &tensor, &err) == TC_OK, err.message);
+  CHECK(tensor.dtype == TC_DTYPE_I64);
+  CHECK(shapeOf(tensor) == std::vector<int64_t>{2, 3});
+  tc_npy_free(&tensor);
+  // Empty bf16 arrays in the 4-byte-length formats still get (non-NULL) data.
+  for (int major : {2, 3}) {
+    CAPTURE(major);
+    bytes = npyWithHeader("{'descr': '<u2', 'fortran_order': False, 'shape': (0, 4), }\n", 0,
+                          major);
+    REQUIRE_MESSAGE(tc_npy_parse(bytes.data(), bytes.size(), &tensor, &err) == TC_OK,
+                    err.message);
+    CHECK(tensor.dtype == TC_DTYPE_BF16);
+    CHECK(shapeOf(tensor) == std::vector<int64_t>{0, 4});
+    CHECK(tensor.data != nullptr);
+    tc_npy_free(&tensor);
+  }
 }
 
 TEST_CASE("runtime npy: malformed files") {
@@ -208,10 +250,15 @@ TEST_CASE("runtime npy: malformed files") {
   CHECK(parseError(longer) == "truncated npy header");
 
   CHECK(header("") == "malformed npy header (expected '{')");
+  CHECK(header("{") == "malformed npy header (expected a string)");
   CHECK(header("{'descr' '<f4'}") == "malformed npy header (expected ':' after 'descr')");
   CHECK(header("{'descr': '<f4}") == "malformed npy header (unterminated string)");
   CHECK(header("{'descr': '<f4', 'descr': '<f4'}") ==
         "malformed npy header (unexpected or repeated key 'descr')");
+  CHECK(header("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), 'extra': 1}") ==
+        "malformed npy header (unexpected or repeated key 'extra')");
+  CHECK(header("{'descr': '<f4 'fortran_order': False, 'shape': (4,)}") ==
+        "malformed npy header (expected ',' or '}')");
   CHECK(header("{'descr': '<f4', 'fortran_order': Nope, 'shape': ()}") ==
         "malformed npy header (expected True or False)");
   CHECK(header("{'descr': '<f4', 'fortran_order': False}") ==
@@ -224,6 +271,8 @@ TEST_CASE("runtime npy: malformed files") {
         "malformed npy header (rank exceeds 8)");
   CHECK(header("{'descr': '<f4', 'fortran_order': False, 'shape': (2 3)}") ==
         "malformed npy header (expected ',' or ')' in shape)");
+  CHECK(header("{'descr': '<f4', 'fortran_order': False, 'shape': [4]}") ==
+        "malformed npy header (expected a shape tuple)");
   CHECK(header("{'descr': '<f4', 'fortran_order': False, 'shape': ()} x") ==
         "malformed npy header (unexpected text after the dict)");
   CHECK(header("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': ()}") ==
@@ -233,15 +282,23 @@ TEST_CASE("runtime npy: malformed files") {
         "unsupported npy dtype '>f4' (big-endian)");
   CHECK(header("{'descr': '<c8', 'fortran_order': False, 'shape': ()}", 8) ==
         "unsupported npy dtype '<c8'");
+  CHECK(header("{'descr': '', 'fortran_order': False, 'shape': ()}", 8) ==
+        "unsupported npy dtype ''");
   CHECK(header("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2)}", 16) ==
         "npy arrays in Fortran order are not supported");
   CHECK(header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2)}", 12) ==
         "npy data is 12 bytes, expected 16 for shape (2, 2) <f4");
   CHECK(header("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", 9) ==
         "npy data is 9 bytes, expected 8 for shape (2,) <f4");
+  CHECK(header("{'descr': '<f8', 'fortran_order': False, 'shape': ()}") ==
+        "npy data is 0 bytes, expected 8 for shape () <f8");
+  // The element count overflows, and then the byte count alone does.
   CHECK(header("{'descr': '<f8', 'fortran_order': False, "
                "'shape': (4294967296, 4294967296)}") ==
         "npy shape (4294967296, 4294967296) is too large");
+  CHECK(header("{'descr': '<f8', 'fortran_order': False, "
+               "'shape': (9223372036854775807, 4)}") ==
+        "npy shape (9223372036854775807, 4) is too large");
 
   // Every prefix of a valid file is an error, never a crash.
   std::vector<uint8_t> valid = fromHex(kNumpyCases[0].hex);
@@ -275,6 +332,14 @@ TEST_CASE("runtime npy: file errors name the path") {
   CHECK(tc_npy_write(dir.file("x.npy").c_str(), &nullData, &err) == TC_ERROR_INVALID_ARGUMENT);
   tc_tensor badRank{&value, TC_DTYPE_F32, 9, {}};
   CHECK(tc_npy_write(dir.file("x.npy").c_str(), &badRank, &err) == TC_ERROR_INVALID_ARGUMENT);
+  tc_tensor badDtype{&value, tc_dtype(TC_DTYPE_COUNT), 0, {}};
+  CHECK(tc_npy_write(dir.file("x.npy").c_str(), &badDtype, &err) == TC_ERROR_INVALID_ARGUMENT);
+  tc_tensor negativeDim{&value, TC_DTYPE_F32, 1, {-1}};
+  CHECK(tc_npy_write(dir.file("x.npy").c_str(), &negativeDim, &err) ==
+        TC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(err.message) ==
+        dir.file("x.npy") + ": invalid dtype, rank or shape for an npy file");
+  CHECK_FALSE(std::filesystem::exists(dir.file("x.npy")));
   CHECK(tc_npy_read(nullptr, &tensor, &err) == TC_ERROR_INVALID_ARGUMENT);
   tc_npy_free(nullptr);
 }
