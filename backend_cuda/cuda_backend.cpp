@@ -75,8 +75,18 @@ public:
     emitCudaHostRuns(code, name, numInputs, numOutputs, state.gatherSites());
   }
 
-  void emitHeaderApi(CodeWriter &code, const std::string &name) const override {
-    emitCudaHeaderApi(code, name);
+  // Device tensors for <name>_run; host tensors, streams, synchronization and timing besides.
+  std::map<std::string, std::string> abiValues(const std::string &name) const override {
+    auto render = [&](const char *path) {
+      return renderEmbeddedTemplate(path, {{"NAME", name}});
+    };
+    return {{"RUN_NOTE", render("backend_cuda/templates/model_run_note.h.in")},
+            {"TARGET_API", render("backend_cuda/templates/model_api.h.in")},
+            {"TARGET_METHODS", render("backend_cuda/templates/model_methods.h.in")},
+            {"RUN_COMMENT", ": the CUDA bundle stages them through the device"},
+            {"RUN_FUNCTION", "run_host"},
+            {"TIME_RUNS_FUNCTION", render("backend_cuda/templates/runner_time_runs.cpp.in")},
+            {"TIME_RUNS_ASSIGN", "  api.time_runs = timeRuns;\n"}};
   }
 
   std::string cmakeLists(const BundleOptions &options, bool hasGolden) const override {

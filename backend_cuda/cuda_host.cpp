@@ -361,24 +361,4 @@ void emitCudaHostRuns(CodeWriter &code, const std::string &n, size_t numInputs,
   code.close();
 }
 
-void emitCudaHeaderApi(CodeWriter &code, const std::string &n) {
-  code.line("/** CUDA: makes the context's runs go on `stream` (a cudaStream_t; NULL is the");
-  code.line(" * default stream), for " + n + "_run and the cuBLAS handle alike. */");
-  code.line("tc_status " + n + "_context_set_stream(" + n +
-            "_context *context, void *stream, tc_error *err);");
-  code.line("/** CUDA: waits for the context's stream and reports device-side errors of the runs");
-  code.line(" * since the last call (an out-of-range embedding index: TC_ERROR_INVALID_ARGUMENT). */");
-  code.line("tc_status " + n + "_synchronize(" + n + "_context *context, tc_error *err);");
-  code.line("/** CUDA: " + n + "_run with HOST tensors: uploads the inputs, runs, downloads the");
-  code.line(" * outputs and waits; also reports an out-of-range embedding index. */");
-  code.line("tc_status " + n + "_run_host(" + n + "_context *context, const tc_tensor *inputs, " +
-            "int num_inputs, tc_tensor *outputs, int num_outputs, tc_error *err);");
-  code.line("/** CUDA: uploads HOST inputs once, runs warmup + iters times on the device, each run");
-  code.line(" * timed with CUDA events, stores the median in microseconds and downloads the last");
-  code.line(" * outputs (the runner's --iters). */");
-  code.line("tc_status " + n + "_time_runs(" + n + "_context *context, const tc_tensor *inputs, " +
-            "int num_inputs, tc_tensor *outputs, int num_outputs, int warmup, int iters, " +
-            "double *median_us, tc_error *err);");
-}
-
 } // namespace thunderc::cuda

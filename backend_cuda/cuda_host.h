@@ -29,7 +29,5 @@ void emitCudaArena(codegen::CodeWriter &code, const std::string &name);
 /// EmitState::addGatherSite number.
 void emitCudaHostRuns(codegen::CodeWriter &code, const std::string &name, size_t numInputs,
                       size_t numOutputs, const std::vector<std::string> &gatherSites);
-/// The CUDA-only declarations of the public header.
-void emitCudaHeaderApi(codegen::CodeWriter &code, const std::string &name);
 
 } // namespace thunderc::cuda

@@ -146,6 +146,6 @@ Status emitEpilogueLibraryCall(const ir::Node &fusion, const EpilogueKernel &ker
 /// declarations.
 std::string modelHeader(const EmitOptions &options, const TargetBackend &backend);
 /// <name>_run.cpp: the runner's entry point (model_abi.cpp).
-std::string modelRunner(const EmitOptions &options);
+std::string modelRunner(const EmitOptions &options, const TargetBackend &backend);
 
 } // namespace thunderc::codegen

@@ -76,7 +76,7 @@ public:
     files[name_ + ".h"] = modelHeader(options_, backend_);
     TC_ASSIGN_OR_RETURN(files[backend_.sourceFile(name_)], implementation());
     backend_.addSources(name_, files);
-    files[name_ + "_run.cpp"] = modelRunner(options_);
+    files[name_ + "_run.cpp"] = modelRunner(options_, backend_);
     return files;
   }
 

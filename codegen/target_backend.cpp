@@ -7,7 +7,11 @@ void TargetBackend::addSources(const std::string &, std::map<std::string, std::s
 void TargetBackend::emitDefinitions(CodeWriter &, const EmitOptions &) const {}
 void TargetBackend::emitMoreEntryPoints(CodeWriter &, const std::string &, size_t, size_t,
                                         const EmitState &) const {}
-void TargetBackend::emitHeaderApi(CodeWriter &, const std::string &) const {}
+std::map<std::string, std::string> TargetBackend::abiValues(const std::string &) const {
+  return {{"RUN_NOTE", ""},           {"TARGET_API", ""},         {"TARGET_METHODS", ""},
+          {"RUN_COMMENT", ""},        {"RUN_FUNCTION", "run"},    {"TIME_RUNS_FUNCTION", ""},
+          {"TIME_RUNS_ASSIGN", ""}};
+}
 std::string TargetBackend::readmeSection(const BundleOptions &) const { return ""; }
 
 } // namespace thunderc::codegen

@@ -58,8 +58,12 @@ public:
   /// Entry points after `<name>_run` (CUDA: synchronize, run_host, time_runs).
   virtual void emitMoreEntryPoints(CodeWriter &code, const std::string &name, size_t numInputs,
                                    size_t numOutputs, const EmitState &state) const;
-  /// The target's own declarations in the public header (CUDA: streams, run_host, ...).
-  virtual void emitHeaderApi(CodeWriter &code, const std::string &name) const;
+  /// The target's parts of the public header and the runner (templates/model.h.in,
+  /// model_run.cpp.in): RUN_NOTE (before `<name>_run`), TARGET_API (declarations after it),
+  /// TARGET_METHODS (C++ wrapper methods), RUN_COMMENT, RUN_FUNCTION ("run" or "run_host", what
+  /// the runner calls with host tensors), TIME_RUNS_FUNCTION and TIME_RUNS_ASSIGN (the runner's
+  /// optional timing hook). The CPU has none of the optional parts.
+  virtual std::map<std::string, std::string> abiValues(const std::string &name) const;
 
   // ---- the bundle folder ----
   /// CMakeLists.txt of the bundle (the golden test registered when `hasGolden`).
