@@ -2,6 +2,7 @@
 
 Usage:
     python3 models/export_zoo.py --out build/models [--only mlp,gpt] [--no-check]
+    python3 models/export_zoo.py --gallery --out build/gallery [--only hf_bert,...] [--keep-going]
 
 For every zoo entry this writes `<out>/<name>/`:
 
@@ -346,6 +347,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-check", dest="check", action="store_false", help="skip re-running the exported programs against eager"
     )
+    parser.add_argument("--gallery", action="store_true",
+                        help="export the gallery of real architectures (models/gallery.py) instead of the zoo")
+    parser.add_argument("--keep-going", action="store_true",
+                        help="report a model that torch.export cannot export and go on with the others")
     opts = parser.parse_args(argv)
 
     # torch.export / pytree emit FutureWarnings and UserWarnings that are noise here.
@@ -353,12 +358,27 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", category=UserWarning)
     torch.set_num_threads(1)  # bit-reproducible expected outputs regardless of the machine's core count
 
-    entries = [zoo.get(n.strip()) for n in opts.only.split(",") if n.strip()] if opts.only else list(zoo.ZOO)
+    if opts.gallery:
+        import gallery  # models/gallery.py; needs transformers
+
+        registry, get = gallery.GALLERY, gallery.get
+    else:
+        registry, get = zoo.ZOO, zoo.get
+    entries = [get(n.strip()) for n in opts.only.split(",") if n.strip()] if opts.only else list(registry)
     opts.out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
+    failed = []
     for entry in entries:
-        print(export_one(entry, opts.out, opts.check), flush=True)
-    print(f"exported {len(entries)} model(s) to {opts.out} in {time.time() - t0:.1f}s")
+        try:
+            print(export_one(entry, opts.out, opts.check), flush=True)
+        except Exception as error:  # noqa: BLE001 -- reported, and fatal unless --keep-going
+            if not opts.keep_going:
+                raise
+            failed.append(entry.name)
+            print(f"{entry.name}: NOT EXPORTED: {type(error).__name__}: {str(error).splitlines()[0][:200]}",
+                  flush=True)
+    print(f"exported {len(entries) - len(failed)} model(s) to {opts.out} in {time.time() - t0:.1f}s"
+          + (f"; not exported: {', '.join(failed)}" if failed else ""))
     return 0
 
 

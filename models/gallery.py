@@ -1,0 +1,179 @@
+"""The gallery: real architectures as users export them, at small sizes for CI.
+
+Hugging Face `transformers` models are built from their config classes with random weights
+(nothing is downloaded), shrunk to a few layers of width 64; `torch.nn` building blocks are
+used as they are. Each entry is a `zoo.ZooEntry`, so `export_zoo.py --gallery` exports it
+exactly like a zoo model (train.pt2, core.pt2, inputs, eager and fp64 outputs, manifest).
+
+A model's forward returns one tensor (the last hidden state, logits or feature map): the
+wrappers below drop `transformers`' output dataclasses and caches, as a deployment would.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+from torch import nn
+
+import zoo
+
+# Every size field a small config sets, where the config has it.
+_SMALL = dict(
+    hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+    num_key_value_heads=2, n_embd=64, n_layer=2, n_head=4, vocab_size=128,
+    max_position_embeddings=64, n_positions=64, d_model=64, encoder_layers=2, decoder_layers=2,
+    encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=128,
+    decoder_ffn_dim=128, d_ff=128, num_layers=2, num_heads=4, d_kv=16, head_dim=16, dim=64,
+    hidden_dim=128, n_layers=2, n_heads=4, use_cache=False, pad_token_id=0,
+)
+
+
+def _small(config_class: Any, **overrides: Any) -> Any:
+    """The config built with `overrides` (None: leave that field at its default), then every
+    other field of _SMALL the config has."""
+    config = config_class(**{k: v for k, v in overrides.items() if v is not None})
+    for key, value in _SMALL.items():
+        if key not in overrides and hasattr(config, key):
+            setattr(config, key, value)
+    return config
+
+
+class _Output(nn.Module):
+    """Calls a transformers model with keyword inputs and returns one tensor of its output."""
+
+    def __init__(self, model: nn.Module, field: str, keyword: str):
+        super().__init__()
+        self.model = model
+        self.field = field
+        self.keyword = keyword
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return getattr(self.model(**{self.keyword: x}), self.field)
+
+
+def _hf(config_class: str, model_class: str, field: str = "last_hidden_state",
+        keyword: str = "input_ids", **overrides: Any) -> Callable[[], nn.Module]:
+    def build() -> nn.Module:
+        import transformers
+
+        config = _small(getattr(transformers, config_class), **overrides)
+        return _Output(getattr(transformers, model_class)(config), field, keyword)
+
+    return build
+
+
+def _tokens(length: int = 8) -> Callable[..., tuple]:
+    return lambda g: (torch.randint(0, 128, (1, length), generator=g, dtype=torch.int64),)
+
+
+def _image(channels: int = 3, size: int = 32) -> Callable[..., tuple]:
+    return lambda g: (zoo._randn(g, 1, channels, size, size),)
+
+
+class UNet(nn.Module):
+    """A two-level U-Net: conv blocks, max-pool down, transposed-conv up, skip concatenation."""
+
+    def __init__(self, channels: int = 8):
+        super().__init__()
+
+        def block(c_in: int, c_out: int) -> nn.Module:
+            return nn.Sequential(nn.Conv2d(c_in, c_out, 3, padding=1), nn.BatchNorm2d(c_out),
+                                 nn.ReLU(), nn.Conv2d(c_out, c_out, 3, padding=1), nn.ReLU())
+
+        self.down1 = block(3, channels)
+        self.down2 = block(channels, 2 * channels)
+        self.pool = nn.MaxPool2d(2)
+        self.up = nn.ConvTranspose2d(2 * channels, channels, 2, stride=2)
+        self.merge = block(2 * channels, channels)
+        self.head = nn.Conv2d(channels, 2, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        skip = self.down1(x)
+        deep = self.down2(self.pool(skip))
+        return self.head(self.merge(torch.cat([self.up(deep), skip], dim=1)))
+
+
+class Recurrent(nn.Module):
+    """nn.LSTM or nn.GRU over a sequence, batch first, two layers."""
+
+    def __init__(self, kind: str):
+        super().__init__()
+        self.rnn = getattr(nn, kind)(16, 32, num_layers=2, batch_first=True)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.rnn(x)[0]
+
+
+class Seq2Seq(nn.Module):
+    """nn.Transformer (encoder + decoder with a causal mask), d_model 32."""
+
+    def __init__(self):
+        super().__init__()
+        self.model = nn.Transformer(d_model=32, nhead=4, num_encoder_layers=1,
+                                    num_decoder_layers=1, dim_feedforward=64, batch_first=True)
+
+    def forward(self, source: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        mask = nn.Transformer.generate_square_subsequent_mask(target.shape[1])
+        # tgt_is_causal: without it nn.Transformer inspects the mask's values (data-dependent).
+        return self.model(source, target, tgt_mask=mask, tgt_is_causal=True)
+
+
+def _entry(name: str, build: Callable[[], nn.Module], inputs: Callable[..., tuple],
+           seed: int) -> zoo.ZooEntry:
+    return zoo.ZooEntry(name, build, inputs, seed=seed)
+
+
+GALLERY: list[zoo.ZooEntry] = [
+    # Encoders
+    _entry("hf_bert", _hf("BertConfig", "BertModel"), _tokens(), 101),
+    _entry("hf_roberta", _hf("RobertaConfig", "RobertaModel"), _tokens(), 102),
+    _entry("hf_distilbert", _hf("DistilBertConfig", "DistilBertModel"), _tokens(), 103),
+    _entry("hf_t5_encoder", _hf("T5Config", "T5EncoderModel"), _tokens(), 104),
+    # Decoder LLMs (no cache here: prefill of a whole prompt)
+    _entry("hf_gpt2", _hf("GPT2Config", "GPT2Model"), _tokens(), 111),
+    _entry("hf_llama", _hf("LlamaConfig", "LlamaModel"), _tokens(), 112),
+    _entry("hf_mistral", _hf("MistralConfig", "MistralModel"), _tokens(), 113),
+    _entry("hf_qwen2", _hf("Qwen2Config", "Qwen2Model"), _tokens(), 114),
+    _entry("hf_phi3", _hf("Phi3Config", "Phi3Model"), _tokens(), 115),
+    _entry("hf_gemma", _hf("GemmaConfig", "GemmaModel"), _tokens(), 116),
+    # Vision
+    _entry("hf_vit", _hf("ViTConfig", "ViTModel", keyword="pixel_values", image_size=32,
+                         patch_size=8), _image(), 121),
+    _entry("hf_clip_vision", _hf("CLIPVisionConfig", "CLIPVisionModel", keyword="pixel_values",
+                                 image_size=32, patch_size=8), _image(), 122),
+    _entry("hf_convnext", _hf("ConvNextConfig", "ConvNextModel", keyword="pixel_values",
+                              hidden_sizes=[16, 32, 64, 128], depths=[1, 1, 1, 1],
+                              num_hidden_layers=None), _image(), 123),
+    _entry("hf_resnet", _hf("ResNetConfig", "ResNetModel", keyword="pixel_values",
+                            hidden_sizes=[16, 32, 64, 128], depths=[1, 1, 1, 1],
+                            embedding_size=16, num_hidden_layers=None), _image(), 124),
+    _entry("hf_segformer", _hf("SegformerConfig", "SegformerModel", keyword="pixel_values",
+                               hidden_sizes=[16, 32, 64, 128], depths=[1, 1, 1, 1],
+                               num_attention_heads=[1, 2, 4, 8], decoder_hidden_size=64,
+                               num_hidden_layers=None),
+           _image(), 125),
+    _entry("hf_swin", _hf("SwinConfig", "SwinModel", keyword="pixel_values", image_size=32,
+                          patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[2, 4],
+                          window_size=4, num_hidden_layers=None, num_attention_heads=None),
+           _image(), 126),
+    # Speech
+    _entry("hf_wav2vec2", _hf("Wav2Vec2Config", "Wav2Vec2Model", keyword="input_values",
+                              conv_dim=[16, 16], conv_stride=[5, 2], conv_kernel=[10, 3],
+                              num_feat_extract_layers=2,
+                              num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4),
+           lambda g: (zoo._randn(g, 1, 400),), 131),
+    # torch.nn building blocks
+    _entry("nn_unet", UNet, _image(size=16), 141),
+    _entry("nn_lstm", lambda: Recurrent("LSTM"), lambda g: (zoo._randn(g, 1, 6, 16),), 142),
+    _entry("nn_gru", lambda: Recurrent("GRU"), lambda g: (zoo._randn(g, 1, 6, 16),), 143),
+    _entry("nn_transformer", Seq2Seq,
+           lambda g: (zoo._randn(g, 1, 6, 32), zoo._randn(g, 1, 5, 32)), 144),
+]
+
+
+def get(name: str) -> zoo.ZooEntry:
+    for entry in GALLERY:
+        if entry.name == name:
+            return entry
+    raise KeyError(f"unknown gallery model {name!r}; known: {', '.join(e.name for e in GALLERY)}")

@@ -1,0 +1,112 @@
+"""The gallery of real architectures (models/gallery.py, exported by `export_zoo.py --gallery`):
+every model at both IR levels either compiles to a CPU bundle that builds with warnings as
+errors, runs and matches PyTorch eager at the golden tolerances (and, for the training IR, the
+same through the CUDA emulation), or is refused listing exactly the ops in REFUSED below -- so
+the table is the record of what real models still lack, and adding an op makes this test say
+which entries to delete."""
+import os
+import subprocess
+import time
+
+import pytest
+
+from conftest import THUNDERC, build_bundle, compile_bundle, run
+from tolerances import compare, load_npy
+import json
+
+GALLERY_DIR = os.environ.get("THUNDERC_GALLERY_DIR", "build/gallery")
+
+# (model, IR level) -> the ATen targets thunderc refuses there, with how often they occur.
+REFUSED = {
+    ("hf_bert", "train"): {"aten.gather.default": 1},
+    ("hf_bert", "core"): {"aten.gather.default": 1},
+    ("hf_roberta", "train"): {"aten.cumsum.default": 1, "aten.gather.default": 1},
+    ("hf_roberta", "core"): {"aten.cumsum.default": 1, "aten.gather.default": 1},
+    ("hf_t5_encoder", "train"): {"aten.min.other": 1},
+    ("hf_swin", "train"): {"aten.adaptive_avg_pool1d.default": 1, "aten.index.Tensor": 2,
+                           "aten.pad.default": 2},
+    ("hf_swin", "core"): {"aten.constant_pad_nd.default": 2, "aten.index.Tensor": 2},
+    ("hf_wav2vec2", "train"): {"aten._weight_norm.default": 1, "aten.conv1d.default": 3,
+                               "aten.group_norm.default": 1},
+    ("hf_wav2vec2", "core"): {"aten.linalg_vector_norm.default": 1,
+                              "aten.native_group_norm.default": 1,
+                              "aten.convolution.default": 3},
+    ("nn_gru", "train"): {"aten.gru.input": 1},
+    ("nn_lstm", "train"): {"aten.lstm.input": 1},
+    ("nn_unet", "train"): {"aten.conv_transpose2d.input": 1},
+    ("nn_unet", "core"): {"aten.convolution.default": 1},
+}
+# The decoder LLMs build their attention mask with cumsum/diff/index.Tensor (transformers 5),
+# and the rotary-embedding ones wrap it in a no-grad region (a higher-order op).
+for _llm in ("hf_gpt2", "hf_llama", "hf_mistral", "hf_qwen2", "hf_phi3", "hf_gemma"):
+    REFUSED[(_llm, "core")] = {"aten.cumsum.default": 1, "aten.index.Tensor": 4}
+    REFUSED[(_llm, "train")] = {"aten.cumsum.default": 1, "aten.diff.default": 1,
+                                "aten.index.Tensor": 4}
+    if _llm != "hf_gpt2":
+        REFUSED[(_llm, "train")]["higher_order.wrap_with_set_grad_enabled"] = 1
+
+
+def gallery_models():
+    if not os.path.isdir(GALLERY_DIR):
+        return []
+    return sorted(name for name in os.listdir(GALLERY_DIR)
+                  if os.path.isfile(os.path.join(GALLERY_DIR, name, "manifest.json")))
+
+
+def manifest(model):
+    with open(os.path.join(GALLERY_DIR, model, "manifest.json")) as f:
+        return json.load(f)
+
+
+def refused_ops(pt2):
+    """The unsupported ATen targets `thunderc --emit=report` lists, with their counts."""
+    report = run([THUNDERC, pt2, "--emit=report"]).stdout
+    counts = {}
+    for line in report.splitlines():
+        if line.startswith("  node '") and "): " in line:
+            target = line.split("(", 1)[1].split(")", 1)[0]
+            counts[target] = counts.get(target, 0) + 1
+    return counts
+
+
+def check_outputs(build, model, info, tmp_path, label):
+    runner = os.path.join(build, f"{model}_run")
+    model_dir = os.path.join(GALLERY_DIR, model)
+    for case in info["cases"]:
+        outputs = [str(tmp_path / f"{case['name']}_{i}.npy") for i in range(len(case["expected"]))]
+        run([runner, "--inputs", *[os.path.join(model_dir, p) for p in case["inputs"]],
+             "--outputs", *outputs])
+        for i, path in enumerate(outputs):
+            ok, err, how = compare(load_npy(path),
+                                   load_npy(os.path.join(model_dir, case["expected"][i])),
+                                   load_npy(os.path.join(model_dir, case["expected_fp64"][i])))
+            print(f"{label} {case['name']} output {i}: max error {err:.3g} ({how})")
+            assert ok, f"{label} {case['name']} output {i}: max error {err:.3g} ({how})"
+
+
+@pytest.mark.parametrize("model,level", [(m, l) for m in gallery_models()
+                                         for l in ("train", "core")])
+def test_gallery_model(tmp_path, model, level):
+    info = manifest(model)
+    pt2 = os.path.join(GALLERY_DIR, model, info["levels"][level]["file"])
+    refused = refused_ops(pt2)
+    expected = REFUSED.get((model, level), {})
+    assert refused == expected, (
+        f"{model} {level}: thunderc refuses {refused or 'nothing'}, the table says "
+        f"{expected or 'nothing'}; update REFUSED in {os.path.basename(__file__)}")
+    if refused:
+        result = subprocess.run([THUNDERC, pt2, "-o", str(tmp_path / "out")], capture_output=True,
+                                text=True)
+        assert result.returncode == 5, result.stderr
+        assert not (tmp_path / "out").exists()
+        pytest.xfail(f"refused: {', '.join(sorted(refused))}")
+    start = time.monotonic()
+    out = tmp_path / "cpu"
+    compile_bundle(pt2, out, model)
+    check_outputs(build_bundle(out), model, info, tmp_path, f"{model} {level} cpu")
+    if level == "train":
+        out = tmp_path / "cuda"
+        compile_bundle(pt2, out, model, extra=["--target", "cuda", "--cuda-emulation"])
+        check_outputs(build_bundle(out, ["-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON"]), model, info,
+                      tmp_path, f"{model} {level} cuda-emulated")
+    print(f"{model} {level}: {time.monotonic() - start:.1f} s")
