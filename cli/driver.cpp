@@ -160,7 +160,8 @@ std::string textReport(const LoadedProgram &program) {
     ++counts[node.status];
   out << "nodes: " << model.nodes.size() << " exported, " << counts["compiled"] << " compiled, "
       << counts["unsupported"] << " unsupported, " << counts["dropped"]
-      << " dropped (assertions), " << counts["shape"] << " shape arithmetic; "
+      << " dropped (assertions), " << counts["shape"] << " shape arithmetic, "
+      << counts["inlined"] << " inlined (higher-order ops); "
       << program.loadedOps << " thunderc ops\n\n";
   char line[512];
   std::snprintf(line, sizeof(line), "%-12s %-28s %-44s %-22s %s\n", "status", "node", "op",
@@ -241,6 +242,7 @@ std::string jsonReport(const LoadedProgram &program) {
                       {"unsupported", counts["unsupported"]},
                       {"dropped", counts["dropped"]},
                       {"shape", counts["shape"]},
+                      {"inlined", counts["inlined"]},
                       {"thunderc_ops", program.loadedOps}};
   report["compiled"] = compiledJson(compiledReport(*program.graph));
   return report.dump(2) + "\n";

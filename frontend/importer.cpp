@@ -19,6 +19,7 @@ namespace thunderc::frontend {
 namespace {
 
 constexpr int64_t kSupportedSchemaMajor = 8;
+constexpr std::string_view kSetGradEnabled = "torch.ops.higher_order.wrap_with_set_grad_enabled";
 
 // "File "/x/zoo.py", line 57, in forward\n    y = self.fc(x)" -> the last frame outside
 // torch itself.
@@ -331,6 +332,12 @@ private:
       model_.nodes.push_back(record);
       return Status::success();
     }
+    if (*target == kSetGradEnabled) {
+      record.status = "inlined";
+      model_.nodes.push_back(record);
+      TC_TRY_CONTEXT(inlineSubgraph(node), context);
+      return Status::success();
+    }
     if (isSymIntTarget(*target)) {
       record.status = "shape";
       model_.nodes.push_back(record);
@@ -351,6 +358,92 @@ private:
     for (; it != model_.graph->nodes().end(); ++it)
       record.irOps.emplace_back(ir::opName((*it)->op()));
     model_.nodes.push_back(record);
+    return Status::success();
+  }
+
+  // A higher-order op whose subgraph runs as if inline: `wrap_with_set_grad_enabled(enabled,
+  // subgraph, *tensors)` only switches autograd, which inference does not have. The subgraph's
+  // inputs are bound to the node's tensor arguments, its nodes imported in order (with its own
+  // tensor_values), and its outputs become the node's outputs.
+  Status inlineSubgraph(const Json &node) {
+    TC_ASSIGN_OR_RETURN(const Json *inputs, jsonArray(node, "inputs"));
+    const Json *subgraph = nullptr;
+    std::vector<std::string> arguments;
+    for (const Json &input : *inputs) {
+      TC_ASSIGN_OR_RETURN(const Json *arg, jsonField(input, "arg"));
+      TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*arg, "argument"));
+      if (value.kind == "as_graph") {
+        if (subgraph != nullptr)
+          return invalidInput("more than one subgraph argument");
+        TC_ASSIGN_OR_RETURN(subgraph, jsonObject(*value.payload, "graph"));
+      } else if (value.kind == "as_tensor") {
+        TC_ASSIGN_OR_RETURN(std::string name, jsonString(*value.payload, "name"));
+        arguments.push_back(name);
+      }
+    }
+    if (subgraph == nullptr)
+      return invalidInput("no subgraph argument (as_graph)");
+    TC_ASSIGN_OR_RETURN(const Json *subInputs, jsonArray(*subgraph, "inputs"));
+    if (subInputs->size() != arguments.size())
+      return invalidInput("the subgraph takes " + std::to_string(subInputs->size()) +
+                          " input(s), the node passes " + std::to_string(arguments.size()));
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      auto outer = state_.values.find(arguments[i]);
+      if (outer == state_.values.end())
+        return invalidInput("argument '" + arguments[i] + "' is not defined before the node");
+      TC_ASSIGN_OR_RETURN(JsonUnion input, jsonUnion((*subInputs)[i], "subgraph input"));
+      if (input.kind != "as_tensor")
+        return unsupported("a subgraph input of kind '" + input.kind + "'");
+      TC_ASSIGN_OR_RETURN(std::string name, jsonString(*input.payload, "name"));
+      state_.values[name] = outer->second;
+    }
+    // The subgraph's nodes read their metadata from its own tables.
+    const Json *outerTensors = state_.tensorValues;
+    const Json *outerSymInts = state_.symIntValues;
+    TC_ASSIGN_OR_RETURN(state_.tensorValues, jsonObject(*subgraph, "tensor_values"));
+    if (const Json *symInts = jsonFind(*subgraph, "sym_int_values"); symInts && symInts->is_object())
+      state_.symIntValues = symInts;
+    Status imported = importSubgraphNodes(*subgraph);
+    state_.tensorValues = outerTensors;
+    state_.symIntValues = outerSymInts;
+    TC_TRY(imported);
+    TC_ASSIGN_OR_RETURN(const Json *subOutputs, jsonArray(*subgraph, "outputs"));
+    TC_ASSIGN_OR_RETURN(const Json *outputs, jsonArray(node, "outputs"));
+    std::vector<std::string> names;
+    for (const Json &output : *outputs) {
+      TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(output, "node output"));
+      if (value.kind == "as_tensor") {
+        TC_ASSIGN_OR_RETURN(std::string name, jsonString(*value.payload, "name"));
+        names.push_back(name);
+      } else if (value.kind == "as_tensors" && value.payload->is_array()) {
+        for (const Json &item : *value.payload) {
+          TC_ASSIGN_OR_RETURN(std::string name, jsonString(item, "name"));
+          names.push_back(name);
+        }
+      } else {
+        return unsupported("a subgraph output of kind '" + value.kind + "'");
+      }
+    }
+    if (names.size() != subOutputs->size())
+      return invalidInput("the subgraph returns " + std::to_string(subOutputs->size()) +
+                          " value(s), the node has " + std::to_string(names.size()));
+    for (size_t i = 0; i < names.size(); ++i) {
+      TC_ASSIGN_OR_RETURN(JsonUnion output, jsonUnion((*subOutputs)[i], "subgraph output"));
+      if (output.kind != "as_tensor")
+        return unsupported("a subgraph output of kind '" + output.kind + "'");
+      TC_ASSIGN_OR_RETURN(std::string inner, jsonString(*output.payload, "name"));
+      auto found = state_.values.find(inner);
+      if (found == state_.values.end())
+        return invalidInput("subgraph output '" + inner + "' is not defined by any node");
+      state_.values[names[i]] = found->second;
+    }
+    return Status::success();
+  }
+
+  Status importSubgraphNodes(const Json &subgraph) {
+    TC_ASSIGN_OR_RETURN(const Json *nodes, jsonArray(subgraph, "nodes"));
+    for (size_t i = 0; i < nodes->size(); ++i)
+      TC_TRY(importNode((*nodes)[i], i));
     return Status::success();
   }
 
