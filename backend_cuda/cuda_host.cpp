@@ -18,7 +18,7 @@
 namespace thunderc::cuda {
 
 Status emitCudaKernelLaunch(const ir::Node &node, EmitState &state) {
-  if (node.op() == ir::OpKind::Fusion && node.attrs().getStr("kind") == "epilogue") {
+  if (node.op() == ir::OpKind::Fusion && ir::attr::kind(node) == "epilogue") {
     // The library op writes the fusion's output; the kernel then finishes it in place.
     TC_ASSIGN_OR_RETURN(EpilogueKernel epilogue, describeEpilogue(node));
     TC_TRY(emitEpilogueLibraryCall(node, epilogue, state));

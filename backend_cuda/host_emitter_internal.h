@@ -11,6 +11,7 @@
 #include "backend_cuda/fusion_kernel.h"
 #include "backend_cuda/host_emitter.h"
 #include "ir/graph.h"
+#include "ir/op_attributes.h"
 #include "ir/status.h"
 #include "optimizer/layout.h"
 

@@ -220,7 +220,7 @@ Status emitElementwiseNode(const ir::Node &node, EmitState &state) {
 }
 
 Status emitFusion(const ir::Node &node, EmitState &state) {
-  const std::string &kind = node.attrs().getStr("kind");
+  const std::string &kind = ir::attr::kind(node);
   if (kind == "reduction")
     return emitReductionKernel(node, state);
   if (kind == "epilogue")

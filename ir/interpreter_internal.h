@@ -11,6 +11,7 @@
 
 #include "ir/dtype.h"
 #include "ir/graph.h"
+#include "ir/op_attributes.h"
 #include "ir/status.h"
 
 namespace thunderc::ir::interp {
