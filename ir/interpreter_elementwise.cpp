@@ -173,6 +173,10 @@ Status runUnary(OpCall &call) {
     return mapUnary(call, [](double x) { return x * relu6(x + 3.0) / 6.0; });
   case OpKind::Hardsigmoid:
     return mapUnary(call, [](double x) { return relu6(x + 3.0) / 6.0; });
+  case OpKind::LeakyRelu: {
+    double slope = attr::negative_slope(call.node);
+    return mapUnary(call, [=](double x) { return x > 0.0 ? x : x * slope; });
+  }
   case OpKind::Gelu: {
     const std::string &approximate = attr::approximate(call.node);
     if (approximate == "none")
