@@ -211,7 +211,7 @@ Status emitEpilogueKernel(const ir::Node &fusion, EmitState &state) {
 Status emitLoopKernel(const ir::Node &node, EmitState &state) {
   if (node.op() != ir::OpKind::Fusion)
     return emitElementwiseKernel(describeElementwise(node), state);
-  const std::string &kind = node.attrs().getStr("kind");
+  const std::string &kind = ir::attr::kind(node);
   if (kind == "reduction")
     return emitReductionKernel(node, state);
   if (kind == "epilogue")

@@ -22,7 +22,7 @@ namespace thunderc::cuda {
 using namespace codegen;
 
 Status emitCudaKernelLaunch(const ir::Node &node, const CudaKernel &kernel, EmitState &state) {
-  if (node.op() == ir::OpKind::Fusion && node.attrs().getStr("kind") == "epilogue") {
+  if (node.op() == ir::OpKind::Fusion && ir::attr::kind(node) == "epilogue") {
     // The library op writes the fusion's output; the kernel then finishes it in place.
     TC_ASSIGN_OR_RETURN(EpilogueKernel epilogue, describeEpilogue(node));
     TC_TRY(emitEpilogueLibraryCall(node, epilogue, state));

@@ -161,7 +161,7 @@ private:
         return emitElementwise(node, describeElementwise(node), "elementwise");
       return Status::success(); // a library call, view or shape op: not a generated kernel
     }
-    const std::string &kind = node.attrs().getStr("kind");
+    const std::string &kind = ir::attr::kind(node);
     if (kind == "elementwise")
       return emitElementwise(node, describeElementwise(node), kind);
     if (kind == "reduction") {

@@ -17,6 +17,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "ir/op_attributes.h"
 #include "optimizer/fuse.h"
 
 namespace thunderc::cli {
@@ -123,7 +124,7 @@ Estimate nodeFlops(const Node &node, const Bounds &bounds) {
   case OpKind::MaxPool2d:
   case OpKind::AvgPool2d: {
     Estimate window = 1;
-    for (int64_t size : node.attrs().getInts("kernel"))
+    for (int64_t size : ir::attr::kernel(node))
       window = times(window, size);
     return times(out, window);
   }
@@ -185,13 +186,6 @@ std::string firstResultName(const Node &node) {
   if (node.numResults() == 0 || node.result(0)->name().empty())
     return "";
   return "%" + node.result(0)->name();
-}
-
-std::string fusionKind(const Node &node) {
-  const ir::AttrValue *kind = node.attrs().find("kind");
-  if (!kind || !std::holds_alternative<std::string>(*kind))
-    return "";
-  return std::get<std::string>(*kind);
 }
 
 /// "zoo.py:57  x = self.fc1(x)"; just the loc when the code is unknown (text IR).
@@ -309,7 +303,7 @@ private:
     for (int i = 0; i < body.numInputs() && i < node.numOperands(); ++i)
       bodyIds[body.input(i)] = ids_.at(node.operand(i));
     std::string cluster = "cluster_" + std::to_string(kernelId);
-    std::string kind = fusionKind(node);
+    const std::string &kind = ir::attr::kind(node);
     out_ += "  subgraph " + cluster + " {\n";
     out_ += "    label=\"kernel " + std::to_string(kernelId) +
             (kind.empty() ? "" : " (" + dotEscape(kind) + ")") + "\";\n";
@@ -457,7 +451,7 @@ CompiledReport compiledReport(const ir::Graph &graph) {
     entry.bytes = nodeBytes(*node, entry.partition, bounds);
     if (node->op() == OpKind::Fusion && node->body()) {
       entry.kernelId = kernelId++;
-      entry.kind = fusionKind(*node);
+      entry.kind = ir::attr::kind(*node);
       for (const auto &inner : node->body()->nodes())
         entry.inside.push_back({inner->name(), firstResultName(*inner),
                                 std::string(ir::opName(inner->op())), inner->source().loc,

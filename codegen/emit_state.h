@@ -11,6 +11,7 @@
 #include "codegen/fusion_kernel.h"
 #include "codegen/model_emitter.h"
 #include "ir/graph.h"
+#include "ir/op_attributes.h"
 #include "ir/status.h"
 #include "optimizer/layout.h"
 

@@ -34,7 +34,7 @@ Status emitScalarNodes(const std::vector<const ir::Node *> &nodes, ScalarNames &
     std::string name = "t" + std::to_string(counter++);
     if (node->op() == OpKind::Full) {
       code.line("const " + type + " " + name + " = tc::cast<" + type + ">(" +
-                doubleLiteral(node->attrs().getFloat("value")) + ");");
+                doubleLiteral(ir::attr::value(*node)) + ");");
       names[result] = name;
       continue;
     }
@@ -140,7 +140,7 @@ Status emitScalarFunction(const std::string &name, const LoopKernel &kernel,
 std::string kernelLabel(const ir::Node &node) {
   std::string label = "kernel for " + std::string(ir::opName(node.op()));
   if (node.op() == OpKind::Fusion)
-    label = node.attrs().getStr("kind") + " kernel of " +
+    label = ir::attr::kind(node) + " kernel of " +
             std::to_string(node.body()->numNodes()) + " op(s)";
   if (!node.name().empty())
     label += " '" + node.name() + "'";
@@ -190,13 +190,13 @@ Expected<ReductionKernel> describeReduction(const ir::Node &fusion) {
   kernel.kind = kSupported.at(reduction->op());
 
   const ir::Value *reduced = reduction->operand(0);
-  kernel.dims = reduction->attrs().getInts("dims");
+  kernel.dims = ir::attr::dims(*reduction);
   if (kernel.dims.empty()) {
     kernel.dims.resize(kernel.domain().size());
     std::iota(kernel.dims.begin(), kernel.dims.end(), 0);
   }
   std::sort(kernel.dims.begin(), kernel.dims.end());
-  kernel.keepdim = reduction->attrs().getBool("keepdim");
+  kernel.keepdim = ir::attr::keepdim(*reduction);
 
   // Split the body: the prologue feeds the reduction, the epilogue reads its result.
   LoopKernel &prologue = kernel.prologue;

@@ -133,62 +133,39 @@ void emitGather(EmitState &state, const ir::Value *value, const std::string &out
 
 using ir::OpKind;
 
+// The expression is the op's row of ir/ops.def, with "{name}" replaced by the value of float
+// attribute `name`; gelu and clamp build theirs from their attributes.
 Expected<std::string> scalarExpression(const ir::Node &node) {
   const ir::AttrMap &attrs = node.attrs();
   switch (node.op()) {
-  case OpKind::Neg: return std::string("-a");
-  case OpKind::Abs: return std::string("(a < 0 ? -a : a)");
-  case OpKind::Relu: return std::string("tc::relu(a)");
-  case OpKind::Sigmoid: return std::string("tc::sigmoid(a)");
-  case OpKind::Tanh: return std::string("std::tanh(a)");
-  case OpKind::Exp: return std::string("std::exp(a)");
-  case OpKind::Log: return std::string("std::log(a)");
-  case OpKind::Sqrt: return std::string("std::sqrt(a)");
-  case OpKind::Rsqrt: return std::string("tc::rsqrt(a)");
-  case OpKind::Reciprocal: return std::string("tc::reciprocal(a)");
-  case OpKind::Erf: return std::string("std::erf(a)");
-  case OpKind::Sin: return std::string("std::sin(a)");
-  case OpKind::Cos: return std::string("std::cos(a)");
-  case OpKind::Floor: return std::string("std::floor(a)");
-  case OpKind::Ceil: return std::string("std::ceil(a)");
-  case OpKind::Silu: return std::string("tc::silu(a)");
-  case OpKind::Hardswish: return std::string("tc::hardswish(a)");
-  case OpKind::Hardsigmoid: return std::string("tc::hardsigmoid(a)");
   case OpKind::Gelu:
-    return std::string(attrs.getStr("approximate") == "tanh" ? "tc::gelu_tanh(a)"
+    return std::string(ir::attr::approximate(attrs) == "tanh" ? "tc::gelu_tanh(a)"
                                                               : "tc::gelu_erf(a)");
   case OpKind::Clamp: {
     std::string expr = "a";
-    if (attrs.has("min"))
-      expr = "tc::clamp_min(" + expr + ", A(" + doubleLiteral(attrs.getFloat("min")) + "))";
-    if (attrs.has("max"))
-      expr = "tc::clamp_max(" + expr + ", A(" + doubleLiteral(attrs.getFloat("max")) + "))";
+    if (std::optional<double> min = ir::attr::min(attrs))
+      expr = "tc::clamp_min(" + expr + ", A(" + doubleLiteral(*min) + "))";
+    if (std::optional<double> max = ir::attr::max(attrs))
+      expr = "tc::clamp_max(" + expr + ", A(" + doubleLiteral(*max) + "))";
     return expr;
   }
-  case OpKind::LogicalNot: return std::string("!(a != A(0))");
-  case OpKind::Cast:
-  case OpKind::Copy: return std::string("a");
-  case OpKind::Add: return std::string("a + b");
-  case OpKind::Sub: return std::string("a - b");
-  case OpKind::Mul: return std::string("a * b");
-  case OpKind::Div: return std::string("a / b");
-  case OpKind::FloorDivide: return std::string("tc::floor_divide(a, b)");
-  case OpKind::Remainder: return std::string("tc::py_mod(a, b)");
-  case OpKind::Pow: return std::string("tc::pow_(a, b)");
-  case OpKind::Maximum: return std::string("tc::maximum(a, b)");
-  case OpKind::Minimum: return std::string("tc::minimum(a, b)");
-  case OpKind::Eq: return std::string("a == b");
-  case OpKind::Ne: return std::string("a != b");
-  case OpKind::Lt: return std::string("a < b");
-  case OpKind::Le: return std::string("a <= b");
-  case OpKind::Gt: return std::string("a > b");
-  case OpKind::Ge: return std::string("a >= b");
-  case OpKind::LogicalAnd: return std::string("(a != A(0)) && (b != A(0))");
-  case OpKind::LogicalOr: return std::string("(a != A(0)) || (b != A(0))");
-  case OpKind::Where: return std::string("c0 ? a : b");
   default: break;
   }
-  return unsupported("no scalar expression for op " + std::string(ir::opName(node.op())));
+  std::string_view pattern = node.info().scalarExpression;
+  if (pattern.empty())
+    return unsupported("no scalar expression for op " + std::string(ir::opName(node.op())));
+  std::string expr;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    size_t close = pattern[i] == '{' ? pattern.find('}', i) : std::string_view::npos;
+    if (close == std::string_view::npos) {
+      expr += pattern[i];
+      continue;
+    }
+    // A generic read: the attribute is named by the table's expression text.
+    expr += doubleLiteral(attrs.getFloat(std::string(pattern.substr(i + 1, close - i - 1))));
+    i = close;
+  }
+  return expr;
 }
 
 namespace {
@@ -213,7 +190,7 @@ void emitView(const ir::Node &node, EmitState &state) {
   switch (node.op()) {
   case OpKind::Permute: {
     std::vector<std::string> permuted;
-    for (int64_t dim : attrs.getInts("dims"))
+    for (int64_t dim : ir::attr::dims(attrs))
       permuted.push_back(strides[static_cast<size_t>(dim)]);
     strides = permuted;
     break;
@@ -222,14 +199,14 @@ void emitView(const ir::Node &node, EmitState &state) {
     strides = broadcastStrides(input->type().shape, result->type().shape);
     break;
   case OpKind::Slice: {
-    auto dim = static_cast<size_t>(attrs.getInt("dim"));
-    offset = "int64_t(" + std::to_string(attrs.getInt("start")) + ") * " + strides[dim];
-    strides[dim] = "int64_t(" + std::to_string(attrs.getInt("step")) + ") * " + strides[dim];
+    auto dim = static_cast<size_t>(ir::attr::dim(attrs));
+    offset = "int64_t(" + std::to_string(ir::attr::start(attrs)) + ") * " + strides[dim];
+    strides[dim] = "int64_t(" + std::to_string(ir::attr::step(attrs)) + ") * " + strides[dim];
     break;
   }
   case OpKind::Select: {
-    auto dim = static_cast<size_t>(attrs.getInt("dim"));
-    offset = "int64_t(" + std::to_string(attrs.getInt("index")) + ") * " + strides[dim];
+    auto dim = static_cast<size_t>(ir::attr::dim(attrs));
+    offset = "int64_t(" + std::to_string(ir::attr::index(attrs)) + ") * " + strides[dim];
     strides.erase(strides.begin() + static_cast<long>(dim));
     break;
   }
@@ -242,7 +219,7 @@ void emitView(const ir::Node &node, EmitState &state) {
 
 void emitSplit(const ir::Node &node, EmitState &state) {
   const ir::Value *input = node.operand(0);
-  auto dim = static_cast<size_t>(node.attrs().getInt("dim"));
+  auto dim = static_cast<size_t>(ir::attr::dim(node));
   std::vector<std::string> strides = contiguousStrideExprs(input->type().shape);
   std::string start = "int64_t(0)";
   for (int i = 0; i < node.numResults(); ++i) {
@@ -255,7 +232,7 @@ void emitSplit(const ir::Node &node, EmitState &state) {
 
 void emitConcat(const ir::Node &node, EmitState &state) {
   const ir::Value *result = node.result();
-  auto dim = static_cast<size_t>(node.attrs().getInt("dim"));
+  auto dim = static_cast<size_t>(ir::attr::dim(node));
   std::vector<std::string> strides = contiguousStrideExprs(result->type().shape);
   std::string start = "int64_t(0)";
   CodeWriter &code = state.code();
@@ -277,7 +254,7 @@ void emitTriangle(const ir::Node &node, EmitState &state) {
   state.callLibrary("triangle<" + ctype(node.result()) + ">(" +
                     state.ptr(node.operand(0)) + ", " + productRange(shape, 0, rank - 2) + ", " +
                     dimExpr(shape[rank - 2]) + ", " + dimExpr(shape[rank - 1]) + ", " +
-                    std::to_string(node.attrs().getInt("diagonal")) + ", " +
+                    std::to_string(ir::attr::diagonal(node)) + ", " +
                     (node.op() == OpKind::Triu ? "true" : "false") + ", " +
                     state.ptr(node.result()) + ")");
 }
@@ -287,12 +264,12 @@ void emitConstant(const ir::Node &node, EmitState &state) {
   std::string count = productExpr(result->type().shape);
   if (node.op() == OpKind::Full) {
     state.callLibrary("fill<" + ctype(result) + ">(" + state.ptr(result) + ", " + count +
-                      ", " + doubleLiteral(node.attrs().getFloat("value")) + ")");
+                      ", " + doubleLiteral(ir::attr::value(node)) + ")");
     return;
   }
   state.callLibrary("arange<" + ctype(result) + ">(" + state.ptr(result) + ", " + count +
-                    ", " + doubleLiteral(node.attrs().getFloat("start")) + ", " +
-                    doubleLiteral(node.attrs().getFloat("step")) + ")");
+                    ", " + doubleLiteral(ir::attr::arange_start(node)) + ", " +
+                    doubleLiteral(ir::attr::arange_step(node)) + ")");
 }
 
 // Reductions run over the middle axis of [outer, extent, inner]. Reduced dims that are not
@@ -302,8 +279,8 @@ void emitReduction(const ir::Node &node, EmitState &state) {
   const ir::Value *result = node.result();
   const ir::Shape &shape = input->type().shape;
   std::vector<int64_t> dims = node.op() == OpKind::Argmax
-                                  ? std::vector<int64_t>{node.attrs().getInt("dim")}
-                                  : node.attrs().getInts("dims");
+                                  ? std::vector<int64_t>{ir::attr::dim(node)}
+                                  : ir::attr::dims(node);
   if (dims.empty()) {
     dims.resize(shape.size());
     std::iota(dims.begin(), dims.end(), 0);
@@ -352,7 +329,7 @@ void emitReduction(const ir::Node &node, EmitState &state) {
     return;
   case OpKind::Var:
     state.callLibrary("variance<" + inType + ">(" + args +
-                      doubleLiteral(node.attrs().getFloat("correction")) + ", " + out + ")");
+                      doubleLiteral(ir::attr::correction(node)) + ", " + out + ")");
     return;
   case OpKind::Argmax:
     state.callLibrary("argmax<" + inType + ">(" + args + out + ")");

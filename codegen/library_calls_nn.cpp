@@ -98,8 +98,8 @@ Status emitAddmm(const ir::Node &node, EmitState &state) {
   const ir::Value *a = node.operand(1);
   const ir::Value *b = node.operand(2);
   const ir::Value *result = node.result();
-  double alpha = node.attrs().getFloat("alpha");
-  double beta = node.attrs().getFloat("beta");
+  double alpha = ir::attr::alpha(node);
+  double beta = ir::attr::beta(node);
   if (beta != 0.0) {
     emitBroadcastFill(state, node.operand(0), result->type().shape, state.ptr(result));
   }
@@ -120,10 +120,10 @@ Status emitConv2d(const ir::Node &node, EmitState &state) {
   const ir::Shape &ws = weight->type().shape;
   const ir::Shape &ys = result->type().shape;
   const ir::AttrMap &attrs = node.attrs();
-  std::vector<int64_t> stride = attrs.getInts("stride");
-  std::vector<int64_t> padding = attrs.getInts("padding");
-  std::vector<int64_t> dilation = attrs.getInts("dilation");
-  int64_t groups = attrs.getInt("groups");
+  std::vector<int64_t> stride = ir::attr::stride(attrs);
+  std::vector<int64_t> padding = ir::attr::padding(attrs);
+  std::vector<int64_t> dilation = ir::attr::dilation(attrs);
+  int64_t groups = ir::attr::groups(attrs);
   std::string workspace = state.workspace(
       ctype(result), state.library() + "::conv2d_workspace_size(" + dimExpr(xs[1]) + ", " + dimExpr(ws[2]) +
                          ", " + dimExpr(ws[3]) + ", " + dimExpr(ys[2]) + ", " +
@@ -168,21 +168,21 @@ Status emitPool(const ir::Node &node, EmitState &state) {
                       outHW(state, y) + ")");
     return Status::success();
   }
-  std::vector<int64_t> kernel = attrs.getInts("kernel");
-  std::vector<int64_t> stride = attrs.getInts("stride");
-  std::vector<int64_t> padding = attrs.getInts("padding");
+  std::vector<int64_t> kernel = ir::attr::kernel(attrs);
+  std::vector<int64_t> stride = ir::attr::stride(attrs);
+  std::vector<int64_t> padding = ir::attr::padding(attrs);
   std::string window = lit(kernel[0]) + ", " + lit(kernel[1]) + ", " + lit(stride[0]) + ", " +
                        lit(stride[1]) + ", " + lit(padding[0]) + ", " + lit(padding[1]);
   if (node.op() == OpKind::MaxPool2d) {
-    std::vector<int64_t> dilation = attrs.getInts("dilation");
+    std::vector<int64_t> dilation = ir::attr::dilation(attrs);
     state.callLibrary("max_pool2d<" + type + ">(" + nchw(state, x) + ", " + window + ", " +
                       lit(dilation[0]) + ", " + lit(dilation[1]) + ", " + outHW(state, y) +
                       ")");
     return Status::success();
   }
-  int64_t divisor = attrs.has("divisor_override") ? attrs.getInt("divisor_override") : 0;
+  int64_t divisor = ir::attr::divisor_override(attrs).value_or(0);
   state.callLibrary("avg_pool2d<" + type + ">(" + nchw(state, x) + ", " + window + ", " +
-                    (attrs.getBool("count_include_pad") ? "true" : "false") + ", " +
+                    (ir::attr::count_include_pad(attrs) ? "true" : "false") + ", " +
                     lit(divisor) + ", " + outHW(state, y) + ")");
   return Status::success();
 }
@@ -190,7 +190,7 @@ Status emitPool(const ir::Node &node, EmitState &state) {
 Status emitSoftmax(const ir::Node &node, EmitState &state) {
   const ir::Value *x = node.operand(0);
   const ir::Shape &shape = x->type().shape;
-  auto dim = static_cast<size_t>(node.attrs().getInt("dim"));
+  auto dim = static_cast<size_t>(ir::attr::dim(node));
   if (shape.empty())
     dim = 0;
   std::string outer = shape.empty() ? "int64_t(1)" : productRange(shape, 0, dim);
@@ -206,14 +206,14 @@ Status emitSoftmax(const ir::Node &node, EmitState &state) {
 Status emitLayerNorm(const ir::Node &node, EmitState &state) {
   const ir::Value *x = node.operand(0);
   const ir::Shape &shape = x->type().shape;
-  size_t normalized = node.attrs().getInts("normalized_shape").size();
+  size_t normalized = ir::attr::normalized_shape(node).size();
   std::string rows = productRange(shape, 0, shape.size() - normalized);
   std::string cols = productRange(shape, shape.size() - normalized, shape.size());
   std::string weight = node.numOperands() > 1 ? state.ptr(node.operand(1)) : "nullptr";
   std::string bias = node.numOperands() > 2 ? state.ptr(node.operand(2)) : "nullptr";
   state.callLibrary("layer_norm<" + ctype(x) + ">(" + state.ptr(x) + ", " + rows + ", " +
                     cols + ", " + weight + ", " + bias + ", " +
-                    doubleLiteral(node.attrs().getFloat("eps")) + ", " +
+                    doubleLiteral(ir::attr::eps(node)) + ", " +
                     state.ptr(node.result()) + ")");
   return Status::success();
 }
@@ -227,7 +227,7 @@ Status emitBatchNorm(const ir::Node &node, EmitState &state) {
                     dimExpr(shape[0]) + ", " + dimExpr(shape[1]) + ", " +
                     productRange(shape, 2, shape.size()) + ", " + state.ptr(node.operand(1)) +
                     ", " + state.ptr(node.operand(2)) + ", " + weight + ", " + bias + ", " +
-                    doubleLiteral(node.attrs().getFloat("eps")) + ", " +
+                    doubleLiteral(ir::attr::eps(node)) + ", " +
                     state.ptr(node.result()) + ")");
   return Status::success();
 }
@@ -264,14 +264,13 @@ Status emitAttention(const ir::Node &node, EmitState &state) {
     emitStridedCopy(state, ctype(maskValue), state.ptr(maskValue), "int64_t(0)",
                     broadcastStrides(maskValue->type().shape, full), fullDims, mask);
   }
-  std::string scale = node.attrs().has("scale")
-                          ? doubleLiteral(node.attrs().getFloat("scale"))
-                          : "1.0 / std::sqrt(double(" + E + "))";
+  std::optional<double> scaleAttr = ir::attr::scale(node);
+  std::string scale = scaleAttr ? doubleLiteral(*scaleAttr) : "1.0 / std::sqrt(double(" + E + "))";
   std::string workspace = state.workspace("double", state.library() + "::attention_workspace_size(" + S + ")");
   state.callLibrary("attention<" + ctype(y) + ">(" + state.ptr(q) + ", " + state.ptr(k) +
                     ", " + state.ptr(v) + ", " + batch + ", " + L + ", " + S + ", " + E + ", " +
                     Ev + ", " + mask + ", " + (maskIsBool ? "true" : "false") + ", " + scale +
-                    ", " + (node.attrs().getBool("is_causal") ? "true" : "false") + ", " +
+                    ", " + (ir::attr::is_causal(node) ? "true" : "false") + ", " +
                     state.ptr(y) + ", " + workspace + ")");
   return Status::success();
 }
@@ -291,7 +290,7 @@ Status emitGather(const ir::Node &node, EmitState &state) {
            state.ptr(y);
   } else {
     const ir::Shape &shape = table->type().shape;
-    auto dim = static_cast<size_t>(node.attrs().getInt("dim"));
+    auto dim = static_cast<size_t>(ir::attr::dim(node));
     extent = dimExpr(shape[dim]);
     call = "index_select<" + ctype(y) + ", " + ctype(indices) + ">(" + state.ptr(table) +
            ", " + productRange(shape, 0, dim) + ", " + extent + ", " +

@@ -50,7 +50,7 @@ Status checkSupported(const ir::Graph &graph) {
     if (node->op() != ir::OpKind::AtenCall)
       continue;
     ++count;
-    list += "\n  node '" + node->name() + "' (" + node->attrs().getStr("target") + ")";
+    list += "\n  node '" + node->name() + "' (" + ir::attr::target(*node) + ")";
     if (!node->source().file.empty())
       list += " at " + node->source().file + ":" +
               node->source().loc.substr(node->source().loc.rfind(':') + 1) + ": " +

@@ -51,12 +51,45 @@ Status emitOne(NodeImport &node, OpKind op, std::vector<Value *> operands, AttrM
 
 // ---- elementwise ----
 
-// Unary ops whose input is cast to the output dtype first (exp of an int tensor is float).
+// Each attribute `op` declares in ir/ops.def, read from the ATen argument of the same name.
+Expected<AttrMap> attributesFromArguments(NodeImport &node, OpKind op) {
+  AttrMap attrs;
+  for (const ir::AttrSpec &spec : ir::opInfo(op).attributes) {
+    if (spec.optional && node.isNone(spec.name))
+      continue;
+    switch (spec.type) {
+    case ir::AttrType::Int: {
+      TC_ASSIGN_OR_RETURN(int64_t value, node.intArg(spec.name));
+      attrs.set(spec.name, value);
+      break;
+    }
+    case ir::AttrType::Float: {
+      TC_ASSIGN_OR_RETURN(double value, node.floatArg(spec.name));
+      attrs.set(spec.name, value);
+      break;
+    }
+    case ir::AttrType::Bool: {
+      TC_ASSIGN_OR_RETURN(bool value, node.boolArg(spec.name));
+      attrs.set(spec.name, value);
+      break;
+    }
+    default:
+      TC_CHECK(false, "ir/ops.def: " + std::string(ir::opName(op)) +
+                          " imports generically but its attribute '" + spec.name + "' is " +
+                          ir::attrTypeName(spec.type));
+    }
+  }
+  return attrs;
+}
+
+// Unary ops whose input is cast to the output dtype first (exp of an int tensor is float),
+// except those with a bool result; attributes come from the ATen arguments of their names.
 template <OpKind Op> Status importUnary(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
-  bool keepsInput = Op == OpKind::LogicalNot;
-  return emitOne(node, Op, {keepsInput ? self : node.castTo(self, out.dtype)});
+  TC_ASSIGN_OR_RETURN(AttrMap attrs, attributesFromArguments(node, Op));
+  bool keepsInput = ir::opInfo(Op).dtypeRule == ir::DTypeRule::Bool;
+  return emitOne(node, Op, {keepsInput ? self : node.castTo(self, out.dtype)}, std::move(attrs));
 }
 
 // In-place unary (relu_): functional op, then later reads of `self` see the result.
@@ -790,28 +823,11 @@ struct TableEntry {
 };
 
 // clang-format off
+// The overloads ir/ops.def maps to its unary and binary ops are found there (see
+// findImportFunction); these are the rest.
 constexpr TableEntry kTable[] = {
     // elementwise unary
-    {"aten.abs.default", importUnary<OpKind::Abs>},
-    {"aten.ceil.default", importUnary<OpKind::Ceil>},
-    {"aten.cos.default", importUnary<OpKind::Cos>},
-    {"aten.erf.default", importUnary<OpKind::Erf>},
-    {"aten.exp.default", importUnary<OpKind::Exp>},
-    {"aten.floor.default", importUnary<OpKind::Floor>},
-    {"aten.hardsigmoid.default", importUnary<OpKind::Hardsigmoid>},
-    {"aten.hardswish.default", importUnary<OpKind::Hardswish>},
-    {"aten.log.default", importUnary<OpKind::Log>},
-    {"aten.logical_not.default", importUnary<OpKind::LogicalNot>},
-    {"aten.neg.default", importUnary<OpKind::Neg>},
-    {"aten.reciprocal.default", importUnary<OpKind::Reciprocal>},
-    {"aten.relu.default", importUnary<OpKind::Relu>},
     {"aten.relu_.default", importInplaceUnary<OpKind::Relu>},
-    {"aten.rsqrt.default", importUnary<OpKind::Rsqrt>},
-    {"aten.sigmoid.default", importUnary<OpKind::Sigmoid>},
-    {"aten.silu.default", importUnary<OpKind::Silu>},
-    {"aten.sin.default", importUnary<OpKind::Sin>},
-    {"aten.sqrt.default", importUnary<OpKind::Sqrt>},
-    {"aten.tanh.default", importUnary<OpKind::Tanh>},
     {"aten.gelu.default", importGelu},
     {"aten.hardtanh.default", importHardtanh},
     {"aten.relu6.default", importRelu6},
@@ -834,42 +850,15 @@ constexpr TableEntry kTable[] = {
     {"aten.to.other", importToDtype},
     {"aten.type_as.default", importToDtype},
     // elementwise binary
-    {"aten.add.Tensor", importBinary<OpKind::Add>},
-    {"aten.add.Scalar", importBinary<OpKind::Add>},
     {"aten.add_.Tensor", importInplaceBinary<OpKind::Add>},
-    {"aten.sub.Tensor", importBinary<OpKind::Sub>},
-    {"aten.sub.Scalar", importBinary<OpKind::Sub>},
     {"aten.rsub.Tensor", importRsub},
     {"aten.rsub.Scalar", importRsub},
-    {"aten.mul.Tensor", importBinary<OpKind::Mul>},
-    {"aten.mul.Scalar", importBinary<OpKind::Mul>},
     {"aten.mul_.Tensor", importInplaceBinary<OpKind::Mul>},
-    {"aten.div.Tensor", importBinary<OpKind::Div>},
-    {"aten.div.Scalar", importBinary<OpKind::Div>},
     {"aten.div.Tensor_mode", importDivMode},
     {"aten.div.Scalar_mode", importDivMode},
-    {"aten.floor_divide.default", importBinary<OpKind::FloorDivide>},
-    {"aten.remainder.Tensor", importBinary<OpKind::Remainder>},
-    {"aten.remainder.Scalar", importBinary<OpKind::Remainder>},
     {"aten.pow.Tensor_Scalar", importPow},
     {"aten.pow.Tensor_Tensor", importPow},
     {"aten.pow.Scalar", importPowScalarBase},
-    {"aten.maximum.default", importBinary<OpKind::Maximum>},
-    {"aten.minimum.default", importBinary<OpKind::Minimum>},
-    {"aten.eq.Tensor", importBinary<OpKind::Eq>},
-    {"aten.eq.Scalar", importBinary<OpKind::Eq>},
-    {"aten.ne.Tensor", importBinary<OpKind::Ne>},
-    {"aten.ne.Scalar", importBinary<OpKind::Ne>},
-    {"aten.lt.Tensor", importBinary<OpKind::Lt>},
-    {"aten.lt.Scalar", importBinary<OpKind::Lt>},
-    {"aten.le.Tensor", importBinary<OpKind::Le>},
-    {"aten.le.Scalar", importBinary<OpKind::Le>},
-    {"aten.gt.Tensor", importBinary<OpKind::Gt>},
-    {"aten.gt.Scalar", importBinary<OpKind::Gt>},
-    {"aten.ge.Tensor", importBinary<OpKind::Ge>},
-    {"aten.ge.Scalar", importBinary<OpKind::Ge>},
-    {"aten.logical_and.default", importBinary<OpKind::LogicalAnd>},
-    {"aten.logical_or.default", importBinary<OpKind::LogicalOr>},
     {"aten.bitwise_and.Tensor", importBoolBitwise<OpKind::LogicalAnd>},
     {"aten.bitwise_or.Tensor", importBoolBitwise<OpKind::LogicalOr>},
     {"aten.bitwise_not.default", importBoolBitwise<OpKind::LogicalNot>},
@@ -971,6 +960,37 @@ constexpr std::string_view kDroppedAssertions[] = {
     "aten.sym_constrain_range_for_size.default", "aten.sym_constrain_range.default",
     "aten._assert_async.msg"};
 
+// The generic import of each op of ir/ops.def, by its family; null for the other families.
+template <ir::OpFamily Family, OpKind Op> constexpr ImportFunction genericImport() {
+  if constexpr (Family == ir::OpFamily::Unary)
+    return importUnary<Op>;
+  else if constexpr (Family == ir::OpFamily::Binary)
+    return importBinary<Op>;
+  else
+    return nullptr;
+}
+
+constexpr ImportFunction kGenericImports[] = {
+#define TC_OP(Enum, name, family, minOperands, maxOperands, numResults, traits, dtypeRule,       \
+              scalarExpression, atenOverloads, attributes)                                       \
+  genericImport<ir::OpFamily::family, OpKind::Enum>(),
+#include "ir/ops.def"
+};
+
+// The op whose "aten overloads" column in ir/ops.def names `overload` ("add.Tensor").
+ImportFunction findGenericImport(std::string_view overload) {
+  for (int op = 0; op < ir::kNumOps; ++op) {
+    std::string_view names = ir::opInfo(static_cast<OpKind>(op)).atenOverloads;
+    while (!names.empty()) {
+      size_t space = names.find(' ');
+      if (names.substr(0, space) == overload && kGenericImports[op] != nullptr)
+        return kGenericImports[op];
+      names.remove_prefix(space == std::string_view::npos ? names.size() : space + 1);
+    }
+  }
+  return nullptr;
+}
+
 std::string_view stripTorchOps(std::string_view target) {
   constexpr std::string_view kPrefix = "torch.ops.";
   if (target.substr(0, kPrefix.size()) == kPrefix)
@@ -985,7 +1005,10 @@ ImportFunction findImportFunction(std::string_view target) {
   for (const TableEntry &entry : kTable)
     if (entry.target == target)
       return entry.function;
-  return nullptr;
+  constexpr std::string_view kAten = "aten.";
+  if (!target.starts_with(kAten))
+    return nullptr;
+  return findGenericImport(target.substr(kAten.size()));
 }
 
 bool isDroppedAssertion(std::string_view target) {

@@ -153,94 +153,23 @@ HostTensor toHostTensor(const Tensor &tensor) {
   return host;
 }
 
-/// Routes a node to its op family. The switch names every op, so a new op in ir/ops.def
-/// that the interpreter does not know is a -Wswitch warning.
+/// Routes a node to the interpreter file of its op family (ir/ops.def).
 Status runNode(interp::OpCall &call) {
-  switch (call.node.op()) {
-  case OpKind::Neg:
-  case OpKind::Abs:
-  case OpKind::Relu:
-  case OpKind::Sigmoid:
-  case OpKind::Tanh:
-  case OpKind::Exp:
-  case OpKind::Log:
-  case OpKind::Sqrt:
-  case OpKind::Rsqrt:
-  case OpKind::Reciprocal:
-  case OpKind::Erf:
-  case OpKind::Sin:
-  case OpKind::Cos:
-  case OpKind::Floor:
-  case OpKind::Ceil:
-  case OpKind::Silu:
-  case OpKind::Hardswish:
-  case OpKind::Hardsigmoid:
-  case OpKind::Gelu:
-  case OpKind::Clamp:
-  case OpKind::LogicalNot:
-  case OpKind::Cast:
-  case OpKind::Copy:
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Div:
-  case OpKind::FloorDivide:
-  case OpKind::Remainder:
-  case OpKind::Pow:
-  case OpKind::Maximum:
-  case OpKind::Minimum:
-  case OpKind::Eq:
-  case OpKind::Ne:
-  case OpKind::Lt:
-  case OpKind::Le:
-  case OpKind::Gt:
-  case OpKind::Ge:
-  case OpKind::LogicalAnd:
-  case OpKind::LogicalOr:
-  case OpKind::Where:
+  switch (call.node.info().family) {
+  case OpFamily::Unary:
+  case OpFamily::Binary:
+  case OpFamily::Ternary:
     return interp::runElementwiseOp(call);
-  case OpKind::Sum:
-  case OpKind::Mean:
-  case OpKind::Amax:
-  case OpKind::Amin:
-  case OpKind::Prod:
-  case OpKind::Any:
-  case OpKind::Var:
-  case OpKind::Argmax:
+  case OpFamily::Reduction:
     return interp::runReductionOp(call);
-  case OpKind::Softmax:
-  case OpKind::LogSoftmax:
-  case OpKind::LayerNorm:
-  case OpKind::BatchNorm:
-  case OpKind::Linear:
-  case OpKind::Matmul:
-  case OpKind::Addmm:
-  case OpKind::Conv2d:
-  case OpKind::Attention:
+  case OpFamily::Nn:
     return interp::runNnOp(call);
-  case OpKind::MaxPool2d:
-  case OpKind::AvgPool2d:
-  case OpKind::AdaptiveAvgPool2d:
+  case OpFamily::Pool:
     return interp::runPoolOp(call);
-  case OpKind::Reshape:
-  case OpKind::Permute:
-  case OpKind::Expand:
-  case OpKind::Slice:
-  case OpKind::Select:
-  case OpKind::Squeeze:
-  case OpKind::Unsqueeze:
-  case OpKind::Concat:
-  case OpKind::Split:
-  case OpKind::Tril:
-  case OpKind::Triu:
-  case OpKind::Full:
-  case OpKind::Arange:
-  case OpKind::Embedding:
-  case OpKind::IndexSelect:
+  case OpFamily::Shape:
     return interp::runShapeOp(call);
-  case OpKind::AtenCall:
-  case OpKind::Fusion:
-    break; // handled by executeNode before its results are allocated
+  case OpFamily::Other:
+    break; // fusion and aten_call: handled by executeNode before its results are allocated
   }
   TC_CHECK(false, "op kind without an interpreter family");
 }
@@ -322,7 +251,7 @@ Status executeNode(const Node &node, const Bindings &bindings, Values &values) {
   if (node.op() == OpKind::Fusion)
     return executeFusion(node, bindings, values);
   if (node.op() == OpKind::AtenCall)
-    return unsupported("exported op '" + node.attrs().getStr("target") +
+    return unsupported("exported op '" + attr::target(node) +
                        "' has no thunderc equivalent");
   const OpInfo &info = node.info();
   TC_CHECK(node.numOperands() >= info.minOperands &&

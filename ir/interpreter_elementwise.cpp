@@ -173,8 +173,12 @@ Status runUnary(OpCall &call) {
     return mapUnary(call, [](double x) { return x * relu6(x + 3.0) / 6.0; });
   case OpKind::Hardsigmoid:
     return mapUnary(call, [](double x) { return relu6(x + 3.0) / 6.0; });
+  case OpKind::LeakyRelu: {
+    double slope = attr::negative_slope(call.node);
+    return mapUnary(call, [=](double x) { return x > 0.0 ? x : x * slope; });
+  }
   case OpKind::Gelu: {
-    const std::string &approximate = call.attrs().getStr("approximate");
+    const std::string &approximate = attr::approximate(call.node);
     if (approximate == "none")
       return mapUnary(call, geluErf);
     if (approximate == "tanh")
@@ -183,8 +187,8 @@ Status runUnary(OpCall &call) {
   }
   case OpKind::Clamp: {
     // Absent bounds are infinite; a NaN operand or bound gives NaN; min > max gives max.
-    double low = call.attrs().has("min") ? call.attrs().getFloat("min") : -kInfinity;
-    double high = call.attrs().has("max") ? call.attrs().getFloat("max") : kInfinity;
+    double low = attr::min(call.node).value_or(-kInfinity);
+    double high = attr::max(call.node).value_or(kInfinity);
     return mapUnary(call, [=](double x) {
       if (std::isnan(x) || std::isnan(low) || std::isnan(high))
         return kNaN;

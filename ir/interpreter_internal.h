@@ -11,6 +11,7 @@
 
 #include "ir/dtype.h"
 #include "ir/graph.h"
+#include "ir/op_attributes.h"
 #include "ir/status.h"
 
 namespace thunderc::ir::interp {
@@ -55,17 +56,18 @@ template <typename T> Expected<T> withContext(Expected<T> expected, const std::s
   return expected;
 }
 
-// ---- op families; each handles the ops ir/interpreter.cpp routes to it ----
+// ---- op families; each handles the ops of its families in ir/ops.def ----
 
-/// Unary and binary elementwise ops, comparisons, where, cast, copy.
+/// Families Unary, Binary, Ternary: elementwise ops, comparisons, where, cast, copy.
 Status runElementwiseOp(OpCall &call);
-/// sum, mean, amax, amin, prod, any, var, argmax.
+/// Family Reduction: sum, mean, amax, amin, prod, any, var, argmax.
 Status runReductionOp(OpCall &call);
-/// softmax, log_softmax, layer_norm, batch_norm, linear, matmul, addmm, conv2d, attention.
+/// Family Nn: softmax, log_softmax, layer_norm, batch_norm, linear, matmul, addmm, conv2d,
+/// attention.
 Status runNnOp(OpCall &call);
-/// max_pool2d, avg_pool2d, adaptive_avg_pool2d.
+/// Family Pool: max_pool2d, avg_pool2d, adaptive_avg_pool2d.
 Status runPoolOp(OpCall &call);
-/// Views and data movement, full, arange, embedding, index_select.
+/// Family Shape: views and data movement, full, arange, embedding, index_select.
 Status runShapeOp(OpCall &call);
 
 // ---- dtype rounding and element encoding ----

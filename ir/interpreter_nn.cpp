@@ -54,7 +54,7 @@ Status softmax(OpCall &call, bool logarithm) {
   Tensor &output = call.result();
   TC_TRY(expectShape(output, input.shape));
   TC_ASSIGN_OR_RETURN(int64_t dim,
-                      normalizeDim(call.attrs().getInt("dim"), std::max<int64_t>(input.rank(), 1)));
+                      normalizeDim(attr::dim(call.node), std::max<int64_t>(input.rank(), 1)));
   RowLayout layout = rowLayout(input.shape, dim);
   for (int64_t o = 0; o < layout.outer; ++o) {
     for (int64_t i = 0; i < layout.inner; ++i) {
@@ -82,7 +82,7 @@ Status layerNorm(OpCall &call) {
   const Tensor &input = call.operand(0);
   Tensor &output = call.result();
   TC_TRY(expectShape(output, input.shape));
-  std::vector<int64_t> normalized = call.attrs().getInts("normalized_shape");
+  std::vector<int64_t> normalized = attr::normalized_shape(call.node);
   size_t lead = input.shape.size() - std::min(input.shape.size(), normalized.size());
   if (normalized.size() > input.shape.size() ||
       !std::equal(normalized.begin(), normalized.end(), input.shape.begin() + lead))
@@ -96,7 +96,7 @@ Status layerNorm(OpCall &call) {
                           shapeText(normalized));
   const double *weight = call.numOperands() > 1 ? call.operand(1).data.data() : nullptr;
   const double *bias = call.numOperands() > 2 ? call.operand(2).data.data() : nullptr;
-  double eps = call.attrs().getFloat("eps");
+  double eps = attr::eps(call.node);
   int64_t rows = size == 0 ? 0 : input.numel() / size;
   for (int64_t r = 0; r < rows; ++r) {
     const double *in = input.data.data() + r * size;
@@ -134,7 +134,7 @@ Status batchNorm(OpCall &call) {
   const double *var = call.operand(2).data.data();
   const double *weight = call.numOperands() > 3 ? call.operand(3).data.data() : nullptr;
   const double *bias = call.numOperands() > 4 ? call.operand(4).data.data() : nullptr;
-  double eps = call.attrs().getFloat("eps");
+  double eps = attr::eps(call.node);
   RowLayout layout = rowLayout(input.shape, 1);
   for (int64_t n = 0; n < layout.outer; ++n) {
     for (int64_t c = 0; c < channels; ++c) {
@@ -244,8 +244,8 @@ Status addmm(OpCall &call) {
     return invalidInput("addmm of " + shapeText(a.shape) + " and " + shapeText(b.shape));
   TC_TRY(expectShape(output, {a.shape[0], b.shape[1]}));
   gemm(a.data.data(), b.data.data(), output.data.data(), a.shape[0], a.shape[1], b.shape[1]);
-  double alpha = call.attrs().getFloat("alpha");
-  double beta = call.attrs().getFloat("beta");
+  double alpha = attr::alpha(call.node);
+  double beta = attr::beta(call.node);
   for (double &value : output.data)
     value *= alpha;
   if (beta == 0.0)
@@ -254,8 +254,7 @@ Status addmm(OpCall &call) {
 }
 
 /// A stride/padding/dilation attribute as {height, width}; one entry means both.
-Expected<std::array<int64_t, 2>> pair(const OpCall &call, const std::string &name) {
-  std::vector<int64_t> values = call.attrs().getInts(name);
+Expected<std::array<int64_t, 2>> pair(const std::vector<int64_t> &values, const std::string &name) {
   if (values.size() == 1)
     return std::array<int64_t, 2>{values[0], values[0]};
   if (values.size() == 2)
@@ -270,10 +269,10 @@ Status conv2d(OpCall &call) {
   const Tensor &input = call.operand(0);
   const Tensor &weight = call.operand(1);
   Tensor &output = call.result();
-  TC_ASSIGN_OR_RETURN(auto stride, pair(call, "stride"));
-  TC_ASSIGN_OR_RETURN(auto padding, pair(call, "padding"));
-  TC_ASSIGN_OR_RETURN(auto dilation, pair(call, "dilation"));
-  int64_t groups = call.attrs().getInt("groups");
+  TC_ASSIGN_OR_RETURN(auto stride, pair(attr::stride(call.node), "stride"));
+  TC_ASSIGN_OR_RETURN(auto padding, pair(attr::padding(call.node), "padding"));
+  TC_ASSIGN_OR_RETURN(auto dilation, pair(attr::dilation(call.node), "dilation"));
+  int64_t groups = attr::groups(call.node);
   bool batched = input.rank() == 4;
   if ((input.rank() != 3 && !batched) || weight.rank() != 4)
     return invalidInput("conv2d of " + shapeText(input.shape) + " with weight " +
@@ -396,9 +395,8 @@ Status attention(OpCall &call) {
   std::vector<int64_t> qStrides = broadcastStrides(qBatch, batch);
   std::vector<int64_t> kStrides = broadcastStrides(kBatch, batch);
   std::vector<int64_t> vStrides = broadcastStrides(vBatch, batch);
-  double scale = call.attrs().has("scale") ? call.attrs().getFloat("scale")
-                                           : 1.0 / std::sqrt(static_cast<double>(depth));
-  bool causal = call.attrs().getBool("is_causal");
+  double scale = attr::scale(call.node).value_or(1.0 / std::sqrt(static_cast<double>(depth)));
+  bool causal = attr::is_causal(call.node);
   bool boolMask = mask && mask->dtype == DType::Bool;
   std::vector<double> scores(static_cast<size_t>(keys));
   auto run = [&](int64_t linear, const std::array<int64_t, 4> &offsets) {

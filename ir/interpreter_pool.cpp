@@ -32,18 +32,18 @@ Expected<std::array<int64_t, 2>> pair(const std::vector<int64_t> &values, const 
 Expected<Window> readWindow(const OpCall &call, bool hasDilation) {
   const AttrMap &attrs = call.attrs();
   Window window;
-  TC_ASSIGN_OR_RETURN(window.kernel, pair(attrs.getInts("kernel"), "kernel"));
-  std::vector<int64_t> stride = attrs.getInts("stride");
+  TC_ASSIGN_OR_RETURN(window.kernel, pair(attr::kernel(attrs), "kernel"));
+  std::vector<int64_t> stride = attr::stride(attrs);
   if (stride.empty()) {
     window.stride = window.kernel;
   } else {
     TC_ASSIGN_OR_RETURN(window.stride, pair(stride, "stride"));
   }
-  TC_ASSIGN_OR_RETURN(window.padding, pair(attrs.getInts("padding"), "padding"));
+  TC_ASSIGN_OR_RETURN(window.padding, pair(attr::padding(attrs), "padding"));
   if (hasDilation) {
-    TC_ASSIGN_OR_RETURN(window.dilation, pair(attrs.getInts("dilation"), "dilation"));
+    TC_ASSIGN_OR_RETURN(window.dilation, pair(attr::dilation(attrs), "dilation"));
   }
-  window.ceilMode = attrs.getBool("ceil_mode");
+  window.ceilMode = attr::ceil_mode(attrs);
   for (int d = 0; d < 2; ++d) {
     if (window.kernel[d] < 1 || window.stride[d] < 1 || window.dilation[d] < 1)
       return invalidInput("pooling kernel, stride and dilation must be positive");
@@ -147,9 +147,9 @@ Status avgPool(OpCall &call) {
   TC_ASSIGN_OR_RETURN(Window window, readWindow(call, false));
   TC_ASSIGN_OR_RETURN(auto outSize, pooledSizes(call, in, window));
   auto [outH, outW] = outSize;
-  bool countIncludePad = call.attrs().getBool("count_include_pad");
-  const AttrValue *divisorOverride = call.attrs().find("divisor_override");
-  if (divisorOverride && call.attrs().getInt("divisor_override") == 0)
+  bool countIncludePad = attr::count_include_pad(call.node);
+  std::optional<int64_t> divisorOverride = attr::divisor_override(call.node);
+  if (divisorOverride == 0)
     return invalidInput("avg_pool2d divisor_override must be non-zero");
   double *out = call.result().data.data();
   for (int64_t p = 0; p < in.count; ++p) {
@@ -173,7 +173,7 @@ Status avgPool(OpCall &call) {
         for (int64_t ih = h0; ih < h1; ++ih)
           for (int64_t iw = w0; iw < w1; ++iw)
             sum += plane[ih * in.width + iw];
-        int64_t divisor = divisorOverride   ? call.attrs().getInt("divisor_override")
+        int64_t divisor = divisorOverride   ? *divisorOverride
                           : countIncludePad ? paddedCount
                                             : (h1 - h0) * (w1 - w0);
         *out++ = sum / static_cast<double>(divisor);
@@ -188,7 +188,7 @@ Status avgPool(OpCall &call) {
 Status adaptiveAvgPool(OpCall &call) {
   const Tensor &input = call.operand(0);
   TC_ASSIGN_OR_RETURN(Planes in, planes(input, "adaptive_avg_pool2d"));
-  TC_ASSIGN_OR_RETURN(auto outSize, pair(call.attrs().getInts("output_size"), "output_size"));
+  TC_ASSIGN_OR_RETURN(auto outSize, pair(attr::output_size(call.node), "output_size"));
   auto [outH, outW] = outSize;
   if (outH < 0 || outW < 0)
     return invalidInput("adaptive_avg_pool2d output_size " + shapeText({outH, outW}) +

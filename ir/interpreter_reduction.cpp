@@ -103,8 +103,8 @@ Status argmax(OpCall &call) {
   Tensor &output = call.result();
   int64_t rank = input.rank();
   TC_ASSIGN_OR_RETURN(int64_t dim,
-                      normalizeDim(call.attrs().getInt("dim"), std::max<int64_t>(rank, 1)));
-  bool keepdim = call.attrs().getBool("keepdim");
+                      normalizeDim(attr::dim(call.node), std::max<int64_t>(rank, 1)));
+  bool keepdim = attr::keepdim(call.node);
   int64_t size = rank == 0 ? 1 : input.shape[static_cast<size_t>(dim)];
   std::vector<int64_t> expected;
   int64_t outer = 1;
@@ -141,8 +141,8 @@ Status runReductionOp(OpCall &call) {
     return argmax(call);
   const Tensor &input = call.operand(0);
   Tensor &output = call.result();
-  TC_ASSIGN_OR_RETURN(ReductionPlan plan, planReduction(input.shape, call.attrs().getInts("dims"),
-                                                        call.attrs().getBool("keepdim")));
+  TC_ASSIGN_OR_RETURN(ReductionPlan plan, planReduction(input.shape, attr::dims(call.node),
+                                                        attr::keepdim(call.node)));
   TC_TRY(expectShape(output, plan.outputShape));
   auto sum = [](double total, double x) { return total + x; };
   switch (call.node.op()) {
@@ -167,7 +167,7 @@ Status runReductionOp(OpCall &call) {
   case OpKind::Amin:
     return extremum(input, plan, output, kInfinity, [](double x, double best) { return x < best; });
   case OpKind::Var:
-    variance(input, plan, call.attrs().getFloat("correction"), output);
+    variance(input, plan, attr::correction(call.node), output);
     return Status::success();
   default:
     TC_CHECK(false, "not a reduction op");

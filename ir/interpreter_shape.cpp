@@ -28,7 +28,7 @@ Status reshape(OpCall &call) {
 
 Status permute(OpCall &call) {
   const Tensor &input = call.operand(0);
-  std::vector<int64_t> dims = call.attrs().getInts("dims");
+  std::vector<int64_t> dims = attr::dims(call.node);
   if (static_cast<int64_t>(dims.size()) != input.rank())
     return invalidInput("permute dims " + shapeText(dims) + " for rank " +
                         std::to_string(input.rank()));
@@ -90,12 +90,12 @@ void gather(const Tensor &input, int64_t dim, const std::vector<int64_t> &indice
 /// end, both clamp to [0, size] and end to at least start (PyTorch's slice).
 Status slice(OpCall &call) {
   const Tensor &input = call.operand(0);
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(call.attrs().getInt("dim"), input.rank()));
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(call.node), input.rank()));
   int64_t size = input.shape[static_cast<size_t>(dim)];
-  int64_t step = call.attrs().getInt("step");
+  int64_t step = attr::step(call.node);
   if (step < 1)
     return invalidInput("slice step " + std::to_string(step) + " must be positive");
-  Dim endDim = call.attrs().getDim("end");
+  Dim endDim = attr::end(call.node);
   std::optional<int64_t> endValue =
       endDim.isStatic() ? endDim.value() : endDim.expr().evaluate(call.bindings);
   if (!endValue)
@@ -105,7 +105,7 @@ Status slice(OpCall &call) {
       index = index < -size ? 0 : index + size;
     return std::min(index, size);
   };
-  int64_t start = clampIndex(call.attrs().getInt("start"));
+  int64_t start = clampIndex(attr::start(call.node));
   int64_t end = std::max(start, clampIndex(*endValue));
   std::vector<int64_t> indices;
   for (int64_t index = start; index < end; index += step)
@@ -119,9 +119,9 @@ Status slice(OpCall &call) {
 
 Status select(OpCall &call) {
   const Tensor &input = call.operand(0);
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(call.attrs().getInt("dim"), input.rank()));
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(call.node), input.rank()));
   int64_t size = input.shape[static_cast<size_t>(dim)];
-  int64_t index = call.attrs().getInt("index");
+  int64_t index = attr::index(call.node);
   if (index < -size || index >= size)
     return invalidInput("select index " + std::to_string(index) + " is out of range for size " +
                         std::to_string(size));
@@ -137,7 +137,7 @@ Status select(OpCall &call) {
 Status squeeze(OpCall &call) {
   const Tensor &input = call.operand(0);
   std::vector<bool> removed(input.shape.size(), false);
-  for (int64_t dim : call.attrs().getInts("dims")) {
+  for (int64_t dim : attr::dims(call.node)) {
     TC_ASSIGN_OR_RETURN(int64_t d, normalizeDim(dim, std::max<int64_t>(input.rank(), 1)));
     if (input.rank() > 0 && input.shape[static_cast<size_t>(d)] == 1)
       removed[static_cast<size_t>(d)] = true;
@@ -151,7 +151,7 @@ Status squeeze(OpCall &call) {
 
 Status unsqueeze(OpCall &call) {
   const Tensor &input = call.operand(0);
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(call.attrs().getInt("dim"), input.rank() + 1));
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(call.node), input.rank() + 1));
   std::vector<int64_t> expected = input.shape;
   expected.insert(expected.begin() + dim, 1);
   return copyAs(call, expected);
@@ -161,7 +161,7 @@ Status unsqueeze(OpCall &call) {
 /// importer resolves PyTorch's legacy skipping of 1-D size-0 operands).
 Status concat(OpCall &call) {
   Tensor &output = call.result();
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(call.attrs().getInt("dim"), output.rank()));
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(call.node), output.rank()));
   auto at = static_cast<size_t>(dim);
   std::vector<int64_t> expected;
   for (const Tensor *operand : call.operands) {
@@ -196,8 +196,8 @@ Status concat(OpCall &call) {
 /// Splits along dim into pieces of the given (possibly symbolic) sizes.
 Status split(OpCall &call) {
   const Tensor &input = call.operand(0);
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(call.attrs().getInt("dim"), input.rank()));
-  std::vector<Dim> sizes = call.attrs().getDims("sizes");
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(call.node), input.rank()));
+  std::vector<Dim> sizes = attr::sizes(call.node);
   if (sizes.size() != call.results.size())
     return invalidInput("split into " + std::to_string(sizes.size()) + " sizes but " +
                         std::to_string(call.results.size()) + " results");
@@ -233,7 +233,7 @@ Status triangle(OpCall &call, bool lower) {
   TC_TRY(expectShape(output, input.shape));
   int64_t rows = input.shape[input.shape.size() - 2];
   int64_t columns = input.shape.back();
-  int64_t diagonal = call.attrs().getInt("diagonal");
+  int64_t diagonal = attr::diagonal(call.node);
   for (int64_t i = 0; i < input.numel(); ++i) {
     int64_t column = i % columns;
     int64_t row = (i / columns) % rows;
@@ -248,8 +248,8 @@ Status arange(OpCall &call) {
   Tensor &output = call.result();
   if (output.rank() != 1)
     return invalidInput("arange result " + shapeText(output.shape) + " is not 1-D");
-  double start = call.attrs().getFloat("start");
-  double step = call.attrs().getFloat("step");
+  double start = attr::arange_start(call.node);
+  double step = attr::arange_step(call.node);
   for (int64_t i = 0; i < output.numel(); ++i)
     output.data[static_cast<size_t>(i)] = start + static_cast<double>(i) * step;
   return Status::success();
@@ -291,7 +291,7 @@ Status indexSelect(OpCall &call) {
   const Tensor &input = call.operand(0);
   const Tensor &index = call.operand(1);
   TC_ASSIGN_OR_RETURN(int64_t dim,
-                      normalizeDim(call.attrs().getInt("dim"), std::max<int64_t>(input.rank(), 1)));
+                      normalizeDim(attr::dim(call.node), std::max<int64_t>(input.rank(), 1)));
   if (index.rank() > 1)
     return invalidInput("index_select index " + shapeText(index.shape) + " is not 1-D");
   Tensor input1d = input;
@@ -334,7 +334,7 @@ Status runShapeOp(OpCall &call) {
   case OpKind::Triu:
     return triangle(call, false);
   case OpKind::Full: {
-    double value = call.attrs().getFloat("value");
+    double value = attr::value(call.node);
     std::fill(call.result().data.begin(), call.result().data.end(), value);
     return Status::success();
   }

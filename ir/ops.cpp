@@ -1,50 +1,77 @@
-// The op table built from ir/ops.def, with the attribute signatures parsed once.
+// The op table built from ir/ops.def: the attribute declarations, and per op its facts with
+// the implied traits added and its attribute list checked once.
 #include "ir/ops.h"
 
 #include <array>
-#include <sstream>
 
+#include "ir/op_attributes.h"
 #include "ir/status.h"
 
 namespace thunderc::ir {
 namespace {
 
-AttrType parseAttrType(const std::string &text) {
-  static const std::pair<const char *, AttrType> kTypes[] = {
-      {"int", AttrType::Int},     {"float", AttrType::Float},   {"bool", AttrType::Bool},
-      {"str", AttrType::Str},     {"ints", AttrType::Ints},     {"floats", AttrType::Floats},
-      {"dim", AttrType::Dim},     {"dims", AttrType::Dims},     {"dtype", AttrType::DType}};
-  for (const auto &[name, type] : kTypes)
-    if (text == name)
-      return type;
-  TC_CHECK(false, "ir/ops.def: unknown attribute type '" + text + "'");
+constexpr AttrDecl kAttrDecls[] = {
+#define TC_ATTR(accessor, key, type, presence) {key, AttrType::type, AttrPresence::presence},
+#include "ir/ops.def"
+};
+
+constexpr std::string_view kAttrAccessors[] = {
+#define TC_ATTR(accessor, key, type, presence) #accessor,
+#include "ir/ops.def"
+};
+
+// kElementwise, kBroadcast and kComparison follow from the family and the dtype rule.
+uint32_t impliedTraits(OpFamily family, DTypeRule rule) {
+  uint32_t traits = 0;
+  if (family == OpFamily::Unary || family == OpFamily::Binary || family == OpFamily::Ternary)
+    traits |= kElementwise;
+  if (family == OpFamily::Binary || family == OpFamily::Ternary)
+    traits |= kBroadcast;
+  if (rule == DTypeRule::Bool)
+    traits |= kComparison;
+  return traits;
 }
 
-std::vector<AttrSpec> parseAttrSpecs(std::string_view signature) {
-  std::vector<AttrSpec> specs;
-  std::stringstream stream{std::string(signature)};
-  std::string entry;
-  while (std::getline(stream, entry, ',')) {
-    size_t colon = entry.find(':');
-    TC_CHECK(colon != std::string::npos, "ir/ops.def: bad attribute '" + entry + "'");
-    std::string type = entry.substr(colon + 1);
-    bool optional = !type.empty() && type.back() == '?';
-    if (optional)
-      type.pop_back();
-    specs.push_back({entry.substr(0, colon), parseAttrType(type), optional});
-    TC_CHECK(specs.size() < 2 || specs[specs.size() - 2].name < specs.back().name,
-             "ir/ops.def: attributes must be sorted: " + std::string(signature));
+OpInfo makeInfo(OpKind kind, std::string_view name, OpFamily family, int minOperands,
+                int maxOperands, int numResults, uint32_t traits, DTypeRule rule,
+                std::string_view scalarExpression, std::string_view atenOverloads,
+                uint64_t attributeMask) {
+  OpInfo info{kind,
+              name,
+              family,
+              minOperands,
+              maxOperands,
+              numResults,
+              traits | impliedTraits(family, rule),
+              rule,
+              scalarExpression,
+              atenOverloads,
+              {},
+              attributeMask};
+  for (int index = 0; index < kNumAttrs; ++index) {
+    auto id = static_cast<AttrId>(index);
+    if (!info.declares(id))
+      continue;
+    const AttrDecl &decl = attrDecl(id);
+    info.attributes.push_back(
+        {id, std::string(decl.key), decl.type, decl.presence == AttrPresence::Optional});
+    // The verifier relies on the order; accessor order is key order but for arange's.
+    TC_CHECK(info.attributes.size() < 2 ||
+                 info.attributes[info.attributes.size() - 2].name < info.attributes.back().name,
+             "ir/ops.def: the attributes of " + std::string(name) + " must be sorted by key");
   }
-  return specs;
+  return info;
 }
 
 std::array<OpInfo, kNumOps> buildTable() {
   return {{
-#define TC_OP(Enum, name, minOperands, maxOperands, numResults, traits, attributes)            \
-  OpInfo{OpKind::Enum, name,   minOperands, maxOperands, numResults,                          \
-         traits,       parseAttrSpecs(attributes)},
+// The attributes column expands to `| bit | bit`: no commas, so TC_UNARY can pass it on.
+#define TC_A(accessor) | (uint64_t{1} << static_cast<unsigned>(AttrId::accessor))
+#define TC_OP(Enum, name, family, minOperands, maxOperands, numResults, traits, dtypeRule,       \
+              scalarExpression, atenOverloads, attributes)                                       \
+  makeInfo(OpKind::Enum, name, OpFamily::family, minOperands, maxOperands, numResults, traits,   \
+           DTypeRule::dtypeRule, scalarExpression, atenOverloads, uint64_t{0} attributes),
 #include "ir/ops.def"
-#undef TC_OP
   }};
 }
 
@@ -62,6 +89,29 @@ std::optional<OpKind> findOp(std::string_view name) {
     if (info.name == name)
       return info.kind;
   return std::nullopt;
+}
+
+const AttrDecl &attrDecl(AttrId id) { return kAttrDecls[static_cast<size_t>(id)]; }
+
+std::string_view attrAccessorName(AttrId id) { return kAttrAccessors[static_cast<size_t>(id)]; }
+
+DType ruleResultDType(OpKind op, DType operand, const AttrMap &attrs) {
+  switch (opInfo(op).dtypeRule) {
+  case DTypeRule::Same:
+  case DTypeRule::Floating:
+    return operand;
+  case DTypeRule::Bool:
+    return DType::Bool;
+  case DTypeRule::I64:
+    return DType::I64;
+  case DTypeRule::IntegersToI64:
+    return isFloatingPoint(operand) ? operand : DType::I64;
+  case DTypeRule::FromAttribute:
+    return attr::dtype(attrs);
+  case DTypeRule::Declared:
+    break;
+  }
+  TC_CHECK(false, std::string(opName(op)) + " has no dtype rule: its result types are declared");
 }
 
 } // namespace thunderc::ir

@@ -1,4 +1,5 @@
-// OpKind and the per-op facts generated from ir/ops.def: names, arities, traits, attributes.
+// OpKind and the per-op facts generated from ir/ops.def: names, families, arities, traits,
+// dtype rules, scalar expressions, ATen overloads and attributes.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,8 @@
 
 namespace thunderc::ir {
 
-/// Trait bits used in ir/ops.def.
+/// Trait bits of ir/ops.def. kElementwise, kBroadcast and kComparison are implied by an op's
+/// family and dtype rule (see there); opInfo().traits holds them all.
 enum OpTrait : uint32_t {
   kElementwise = 1u << 0,
   kBroadcast = 1u << 1,
@@ -20,21 +22,69 @@ enum OpTrait : uint32_t {
   kComparison = 1u << 4,
 };
 
+/// An op's family (ir/ops.def): where the interpreter and shape inference route it.
+enum class OpFamily : uint8_t { Unary, Binary, Ternary, Reduction, Nn, Pool, Shape, Other };
+
+/// How an op's result dtype follows from its operand (each rule is documented in ir/ops.def).
+enum class DTypeRule : uint8_t {
+  Same,
+  Floating,
+  Bool,
+  I64,
+  IntegersToI64,
+  FromAttribute,
+  Declared,
+};
+
+/// Whether an op must carry an attribute.
+enum class AttrPresence : uint8_t { Required, Optional };
+
 enum class OpKind : uint16_t {
-#define TC_OP(Enum, name, minOperands, maxOperands, numResults, traits, attributes) Enum,
+#define TC_OP(Enum, name, family, minOperands, maxOperands, numResults, traits, dtypeRule,       \
+              scalarExpression, atenOverloads, attributes)                                       \
+  Enum,
 #include "ir/ops.def"
-#undef TC_OP
 };
 
 inline constexpr int kNumOps = 0
-#define TC_OP(Enum, name, minOperands, maxOperands, numResults, traits, attributes) +1
+#define TC_OP(Enum, name, family, minOperands, maxOperands, numResults, traits, dtypeRule,       \
+              scalarExpression, atenOverloads, attributes)                                       \
+  +1
 #include "ir/ops.def"
-#undef TC_OP
     ;
+
+/// Every attribute of ir/ops.def, by accessor name (ir/op_attributes.h reads them typed).
+enum class AttrId : uint8_t {
+#define TC_ATTR(accessor, key, type, presence) accessor,
+#include "ir/ops.def"
+};
+
+inline constexpr int kNumAttrs = 0
+#define TC_ATTR(accessor, key, type, presence) +1
+#include "ir/ops.def"
+    ;
+static_assert(kNumAttrs <= 64, "OpInfo::attributeMask holds one bit per attribute");
+
+/// The family of every op, for compile-time checks (opInfo(kind).family at run time).
+inline constexpr OpFamily kOpFamilies[] = {
+#define TC_OP(Enum, name, family, minOperands, maxOperands, numResults, traits, dtypeRule,       \
+              scalarExpression, atenOverloads, attributes)                                       \
+  OpFamily::family,
+#include "ir/ops.def"
+};
+
+/// How many ops of ir/ops.def belong to `family`.
+constexpr int countOps(OpFamily family) {
+  int count = 0;
+  for (OpFamily each : kOpFamilies)
+    count += each == family ? 1 : 0;
+  return count;
+}
 
 /// One attribute an op declares in ir/ops.def.
 struct AttrSpec {
-  std::string name;
+  AttrId id;
+  std::string name; ///< the text-IR key
   AttrType type;
   bool optional;
 };
@@ -43,11 +93,18 @@ struct AttrSpec {
 struct OpInfo {
   OpKind kind;
   std::string_view name;
+  OpFamily family;
   int minOperands;
   int maxOperands; ///< -1 = variadic
   int numResults;  ///< -1 = variadic
-  uint32_t traits;
-  std::vector<AttrSpec> attributes; ///< sorted by name
+  uint32_t traits; ///< including the implied kElementwise, kBroadcast, kComparison
+  DTypeRule dtypeRule;
+  std::string_view scalarExpression; ///< empty: none, or built by the backend
+  std::string_view atenOverloads;    ///< space-separated "<op>.<overload>" names
+  std::vector<AttrSpec> attributes;  ///< sorted by name
+  uint64_t attributeMask;            ///< bit AttrId of each declared attribute
+
+  bool declares(AttrId id) const { return (attributeMask >> static_cast<unsigned>(id)) & 1u; }
 };
 
 const OpInfo &opInfo(OpKind kind);
@@ -61,5 +118,18 @@ inline constexpr const char *kArenaOffsetsAttr = "arena_offsets";
 
 /// Looks an op up by its text-IR name; nullopt if unknown.
 std::optional<OpKind> findOp(std::string_view name);
+
+/// The text-IR key, type and presence of an attribute.
+struct AttrDecl {
+  std::string_view key;
+  AttrType type;
+  AttrPresence presence;
+};
+const AttrDecl &attrDecl(AttrId id);
+std::string_view attrAccessorName(AttrId id);
+
+/// The result dtype `op`'s dtype rule gives for an operand of `operand` dtype (where: of a
+/// branch). Not for rule Declared; FromAttribute reads the `dtype` attribute.
+DType ruleResultDType(OpKind op, DType operand, const AttrMap &attrs);
 
 } // namespace thunderc::ir

@@ -4,7 +4,8 @@
 //
 // The rules are PyTorch's (ATen meta functions), restricted to what the IR allows: binary
 // operands share a dtype (the importer inserts casts), so the only dtype changes are the ones
-// an op itself makes (comparisons -> bool, argmax -> i64, integer sum/prod -> i64, cast).
+// an op itself makes (comparisons -> bool, argmax -> i64, integer sum/prod -> i64, cast), which
+// are the dtype rules of ir/ops.def.
 #include "ir/shape_inference.h"
 
 #include <algorithm>
@@ -175,54 +176,30 @@ namespace {
 
 // ---- elementwise ----
 
-// Ops that PyTorch computes in floating point only: on integer tensors PyTorch either promotes
-// to float (the importer inserts that cast) or has no kernel at all.
-bool requiresFloatingOperand(OpKind op) {
-  switch (op) {
-  case OpKind::Sigmoid:
-  case OpKind::Tanh:
-  case OpKind::Exp:
-  case OpKind::Log:
-  case OpKind::Sqrt:
-  case OpKind::Rsqrt:
-  case OpKind::Reciprocal:
-  case OpKind::Erf:
-  case OpKind::Sin:
-  case OpKind::Cos:
-  case OpKind::Silu:
-  case OpKind::Hardswish:
-  case OpKind::Hardsigmoid:
-  case OpKind::Gelu:
-  case OpKind::Div:
-    return true;
-  default:
-    return false;
-  }
+// The operand checks of the op's dtype rule (ir/ops.def): Floating ops need a floating operand.
+Status checkOperandDType(OpKind op, const TensorType &operand) {
+  if (opInfo(op).dtypeRule == DTypeRule::Floating)
+    TC_TRY(requireFloating(op, operand));
+  return Status::success();
 }
 
 Expected<TensorType> inferUnary(OpKind op, const TensorType &x, const AttrMap &attrs) {
-  if (requiresFloatingOperand(op))
-    TC_TRY(requireFloating(op, x));
-  if (op == OpKind::Cast)
-    return TensorType{attrs.getDType("dtype"), x.shape};
-  if (op == OpKind::LogicalNot)
-    return TensorType{DType::Bool, x.shape};
+  TC_TRY(checkOperandDType(op, x));
   if (op == OpKind::Gelu) {
-    const std::string &approximate = attrs.getStr("approximate");
+    const std::string &approximate = attr::approximate(attrs);
     if (approximate != "none" && approximate != "tanh")
       return invalidInput("gelu approximate must be \"none\" or \"tanh\", got \"" + approximate +
                           "\"");
   }
-  return x;
+  return TensorType{ruleResultDType(op, x.dtype, attrs), x.shape};
 }
 
-Expected<TensorType> inferBinary(OpKind op, const TensorType &a, const TensorType &b) {
+Expected<TensorType> inferBinary(OpKind op, const TensorType &a, const TensorType &b,
+                                 const AttrMap &attrs) {
   TC_TRY(requireSameDType(a, b));
-  if (requiresFloatingOperand(op))
-    TC_TRY(requireFloating(op, a));
+  TC_TRY(checkOperandDType(op, a));
   TC_ASSIGN_OR_RETURN(Shape shape, broadcastTypes(a, b));
-  DType dtype = hasTrait(op, kComparison) ? DType::Bool : a.dtype;
-  return TensorType{dtype, std::move(shape)};
+  return TensorType{ruleResultDType(op, a.dtype, attrs), std::move(shape)};
 }
 
 Expected<TensorType> inferWhere(const TensorType &condition, const TensorType &a,
@@ -275,40 +252,27 @@ Shape reducedShape(const Shape &shape, const std::vector<bool> &reduced, bool ke
   return result;
 }
 
-Expected<DType> reductionDType(OpKind op, const TensorType &x) {
-  switch (op) {
-  case OpKind::Any:
-    return DType::Bool;
-  case OpKind::Sum:
-  case OpKind::Prod:
-    // torch.sum / torch.prod accumulate bool and integers in int64.
-    return isFloatingPoint(x.dtype) ? x.dtype : DType::I64;
-  case OpKind::Mean:
-  case OpKind::Var:
-    TC_TRY(requireFloating(op, x));
-    return x.dtype;
-  default:
-    return x.dtype;
-  }
-}
-
+// The result dtype by the op's dtype rule: any -> bool, integer sum/prod -> i64, mean/var
+// require floating.
 Expected<TensorType> inferReduction(OpKind op, const TensorType &x, const AttrMap &attrs) {
-  TC_ASSIGN_OR_RETURN(DType dtype, reductionDType(op, x));
-  TC_ASSIGN_OR_RETURN(std::vector<bool> reduced, reducedDimMask(attrs.getInts("dims"), x.rank()));
+  TC_TRY(checkOperandDType(op, x));
+  TC_ASSIGN_OR_RETURN(std::vector<bool> reduced, reducedDimMask(attr::dims(attrs), x.rank()));
   if (op == OpKind::Amax || op == OpKind::Amin)
     TC_TRY(requireNonEmptyReduction(op, x, reduced));
-  return TensorType{dtype, reducedShape(x.shape, reduced, attrs.getBool("keepdim"))};
+  return TensorType{ruleResultDType(op, x.dtype, attrs),
+                    reducedShape(x.shape, reduced, attr::keepdim(attrs))};
 }
 
 Expected<TensorType> inferArgmax(const TensorType &x, const AttrMap &attrs) {
-  TC_ASSIGN_OR_RETURN(std::vector<bool> reduced, reducedDimMask({attrs.getInt("dim")}, x.rank()));
+  TC_ASSIGN_OR_RETURN(std::vector<bool> reduced, reducedDimMask({attr::dim(attrs)}, x.rank()));
   TC_TRY(requireNonEmptyReduction(OpKind::Argmax, x, reduced));
-  return TensorType{DType::I64, reducedShape(x.shape, reduced, attrs.getBool("keepdim"))};
+  return TensorType{ruleResultDType(OpKind::Argmax, x.dtype, attrs),
+                    reducedShape(x.shape, reduced, attr::keepdim(attrs))};
 }
 
 Expected<TensorType> inferSoftmax(OpKind op, const TensorType &x, const AttrMap &attrs) {
-  TC_TRY(requireFloating(op, x));
-  TC_TRY(normalizeDimWrapScalar(attrs.getInt("dim"), x.rank()));
+  TC_TRY(checkOperandDType(op, x));
+  TC_TRY(normalizeDimWrapScalar(attr::dim(attrs), x.rank()));
   return x;
 }
 
@@ -322,7 +286,7 @@ Expected<TypeList> checkDeclared(OpKind op, const AttrMap &attrs, const TypeList
     return declared;
   if (declared[0].rank() != 1)
     return invalidInput("arange result must have rank 1, got " + declared[0].str());
-  if (attrs.getFloat("step") == 0)
+  if (attr::arange_step(attrs) == 0)
     return invalidInput("arange step must not be zero");
   return declared;
 }
@@ -349,57 +313,21 @@ Expected<TypeList> single(Expected<TensorType> type) {
   return TypeList{std::move(type).value()};
 }
 
-static_assert(kNumOps == 78, "ir/ops.def changed: give the new op a case in inferByOp");
+// Elementwise unary and binary ops are inferred by family; every other op has a case below.
+static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 38,
+              "ir/ops.def changed: give the new op a case in inferByOp");
 
-// One case per op of ir/ops.def (no default, so -Wswitch flags a missing one). The operand
+// Unary and binary ops by family, the others with one case per op of ir/ops.def. The operand
 // count has been checked against ir/ops.def.
 Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap &attrs,
                              const TypeList &declared) {
   static const TensorType kNoOperand;
   const TensorType &x = operands.empty() ? kNoOperand : operands.front();
-  switch (op) {
-  case OpKind::Neg:
-  case OpKind::Abs:
-  case OpKind::Relu:
-  case OpKind::Sigmoid:
-  case OpKind::Tanh:
-  case OpKind::Exp:
-  case OpKind::Log:
-  case OpKind::Sqrt:
-  case OpKind::Rsqrt:
-  case OpKind::Reciprocal:
-  case OpKind::Erf:
-  case OpKind::Sin:
-  case OpKind::Cos:
-  case OpKind::Floor:
-  case OpKind::Ceil:
-  case OpKind::Silu:
-  case OpKind::Hardswish:
-  case OpKind::Hardsigmoid:
-  case OpKind::Gelu:
-  case OpKind::Clamp:
-  case OpKind::LogicalNot:
-  case OpKind::Cast:
-  case OpKind::Copy:
+  if (opInfo(op).family == OpFamily::Unary)
     return single(inferUnary(op, x, attrs));
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Div:
-  case OpKind::FloorDivide:
-  case OpKind::Remainder:
-  case OpKind::Pow:
-  case OpKind::Maximum:
-  case OpKind::Minimum:
-  case OpKind::Eq:
-  case OpKind::Ne:
-  case OpKind::Lt:
-  case OpKind::Le:
-  case OpKind::Gt:
-  case OpKind::Ge:
-  case OpKind::LogicalAnd:
-  case OpKind::LogicalOr:
-    return single(inferBinary(op, x, operands[1]));
+  if (opInfo(op).family == OpFamily::Binary)
+    return single(inferBinary(op, x, operands[1], attrs));
+  switch (op) {
   case OpKind::Where:
     return single(inferWhere(x, operands[1], operands[2]));
   case OpKind::Sum:
@@ -468,8 +396,27 @@ Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap 
   case OpKind::Fusion:
     // The result types are the body's output types; the verifier checks the body.
     return declared;
+  default:
+    break;
   }
   TC_CHECK(false, "unhandled op " + std::string(opName(op)));
+}
+
+// The dtype rule of ir/ops.def holds for every op it does not leave to the declared types: a
+// family function that disagrees with the table is a thunderc bug.
+void checkDTypeRule(OpKind op, const TypeList &operands, const AttrMap &attrs,
+                    const TypeList &results) {
+  DTypeRule rule = opInfo(op).dtypeRule;
+  if (rule == DTypeRule::Declared)
+    return;
+  // where's operand 0 is its bool condition; its result has the branches' dtype.
+  const TensorType &operand = operands.at(opInfo(op).family == OpFamily::Ternary ? 1 : 0);
+  TC_CHECK(rule != DTypeRule::Floating || isFloatingPoint(operand.dtype),
+           std::string(opName(op)) + " accepted a non-floating operand; ir/ops.def says Floating");
+  DType expected = ruleResultDType(op, operand.dtype, attrs);
+  for (const TensorType &result : results)
+    TC_CHECK(result.dtype == expected, std::string(opName(op)) + " inferred " + result.str() +
+                                           " against its dtype rule in ir/ops.def");
 }
 
 } // namespace
@@ -480,7 +427,10 @@ Expected<std::vector<TensorType>> inferResultTypes(OpKind op,
                                                    const AttrMap &attrs,
                                                    const std::vector<TensorType> &declared) {
   TC_TRY(inference::checkOperandCount(op, operandTypes.size()));
-  return inference::inferByOp(op, operandTypes, attrs, declared);
+  TC_ASSIGN_OR_RETURN(std::vector<TensorType> results,
+                      inference::inferByOp(op, operandTypes, attrs, declared));
+  inference::checkDTypeRule(op, operandTypes, attrs, results);
+  return results;
 }
 
 Expected<Shape> broadcastShapes(const Shape &a, const Shape &b) {

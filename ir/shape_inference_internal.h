@@ -8,6 +8,7 @@
 
 #include "ir/attributes.h"
 #include "ir/graph.h"
+#include "ir/op_attributes.h"
 #include "ir/ops.h"
 #include "ir/status.h"
 #include "ir/sym_expr.h"

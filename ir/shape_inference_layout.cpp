@@ -28,7 +28,7 @@ bool expandsTo(const Dim &from, const Dim &to) { return isOne(from) || mayBeEqua
 } // namespace
 
 Expected<TensorType> inferReshape(const TensorType &x, const AttrMap &attrs) {
-  std::vector<Dim> shape = attrs.getDims("shape");
+  std::vector<Dim> shape = attr::shape(attrs);
   TC_TRY(requireNoNegativeDim(OpKind::Reshape, "shape", shape));
   // Symbolic element counts cannot be compared reliably (the exporter's guards may relate
   // them), so only static counts are checked.
@@ -42,7 +42,7 @@ Expected<TensorType> inferReshape(const TensorType &x, const AttrMap &attrs) {
 }
 
 Expected<TensorType> inferPermute(const TensorType &x, const AttrMap &attrs) {
-  std::vector<int64_t> dims = attrs.getInts("dims");
+  std::vector<int64_t> dims = attr::dims(attrs);
   Error notPermutation = invalidInput("permute dims " + intsStr(dims) +
                                       " are not a permutation of the dims of " + x.str());
   if (static_cast<int64_t>(dims.size()) != x.rank())
@@ -60,7 +60,7 @@ Expected<TensorType> inferPermute(const TensorType &x, const AttrMap &attrs) {
 }
 
 Expected<TensorType> inferExpand(const TensorType &x, const AttrMap &attrs) {
-  std::vector<Dim> shape = attrs.getDims("shape");
+  std::vector<Dim> shape = attr::shape(attrs);
   TC_TRY(requireNoNegativeDim(OpKind::Expand, "shape", shape));
   Error cannotExpand = invalidInput("cannot expand " + x.str() + " to " + shapeStr(shape));
   if (static_cast<int64_t>(shape.size()) < x.rank())
@@ -74,10 +74,10 @@ Expected<TensorType> inferExpand(const TensorType &x, const AttrMap &attrs) {
 }
 
 Expected<TensorType> inferSlice(const TensorType &x, const AttrMap &attrs) {
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attrs.getInt("dim"), x.rank()));
-  int64_t start = attrs.getInt("start");
-  int64_t step = attrs.getInt("step");
-  Dim end = attrs.getDim("end");
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(attrs), x.rank()));
+  int64_t start = attr::start(attrs);
+  int64_t step = attr::step(attrs);
+  Dim end = attr::end(attrs);
   const Dim &size = x.shape[static_cast<size_t>(dim)];
   if (step <= 0)
     return invalidInput("slice step must be positive, got " + std::to_string(step));
@@ -98,8 +98,8 @@ Expected<TensorType> inferSlice(const TensorType &x, const AttrMap &attrs) {
 }
 
 Expected<TensorType> inferSelect(const TensorType &x, const AttrMap &attrs) {
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attrs.getInt("dim"), x.rank()));
-  int64_t index = attrs.getInt("index");
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(attrs), x.rank()));
+  int64_t index = attr::index(attrs);
   const Dim &size = x.shape[static_cast<size_t>(dim)];
   bool outOfRange = size.isStatic() && (index < -size.value() || index >= size.value());
   if (outOfRange)
@@ -113,7 +113,7 @@ Expected<TensorType> inferSelect(const TensorType &x, const AttrMap &attrs) {
 Expected<TensorType> inferSqueeze(const TensorType &x, const AttrMap &attrs) {
   // squeeze.dims: listed dims of static size 1 go; others (and symbolic ones, which PyTorch
   // treats size-obliviously as not 1) stay. An empty list squeezes nothing.
-  std::vector<int64_t> dims = attrs.getInts("dims");
+  std::vector<int64_t> dims = attr::dims(attrs);
   std::vector<bool> listed(static_cast<size_t>(x.rank()), false);
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(x.rank(), 1)), false);
   for (int64_t dim : dims) {
@@ -134,7 +134,7 @@ Expected<TensorType> inferSqueeze(const TensorType &x, const AttrMap &attrs) {
 }
 
 Expected<TensorType> inferUnsqueeze(const TensorType &x, const AttrMap &attrs) {
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attrs.getInt("dim"), x.rank() + 1));
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(attrs), x.rank() + 1));
   Shape shape = x.shape;
   shape.insert(shape.begin() + dim, Dim(1));
   return TensorType{x.dtype, std::move(shape)};
@@ -144,7 +144,7 @@ Expected<TensorType> inferConcat(const TypeList &operands, const AttrMap &attrs)
   const TensorType &first = operands.front();
   if (first.rank() == 0)
     return invalidInput("concat operands must have rank at least 1, got " + first.str());
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attrs.getInt("dim"), first.rank()));
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(attrs), first.rank()));
   Shape shape = first.shape;
   SymExpr total = first.shape[static_cast<size_t>(dim)].asExpr();
   for (size_t i = 1; i < operands.size(); ++i) {
@@ -165,8 +165,8 @@ Expected<TensorType> inferConcat(const TypeList &operands, const AttrMap &attrs)
 }
 
 Expected<TypeList> inferSplit(const TensorType &x, const AttrMap &attrs) {
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attrs.getInt("dim"), x.rank()));
-  std::vector<Dim> sizes = attrs.getDims("sizes");
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(attrs), x.rank()));
+  std::vector<Dim> sizes = attr::sizes(attrs);
   TC_TRY(requireNoNegativeDim(OpKind::Split, "sizes", sizes));
   const Dim &size = x.shape[static_cast<size_t>(dim)];
   SymExpr total = SymExpr::constant(0);

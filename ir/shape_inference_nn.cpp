@@ -42,9 +42,8 @@ struct Window {
 
 // Reads a per-spatial-dim attribute, which must have exactly two entries (the importer
 // expands PyTorch's single-int forms and fills max_pool2d's empty default stride).
-Expected<std::array<int64_t, 2>> readPair(OpKind op, const AttrMap &attrs, const char *name,
-                                          int64_t minimum) {
-  std::vector<int64_t> values = attrs.getInts(name);
+Expected<std::array<int64_t, 2>> readPair(OpKind op, const std::vector<int64_t> &values,
+                                          const char *name, int64_t minimum) {
   if (values.size() != 2)
     return invalidInput(std::string(opName(op)) + " " + name + " must have 2 entries, got " +
                         intsStr(values));
@@ -103,7 +102,7 @@ Expected<TensorType> inferLayerNorm(const TypeList &operands, const AttrMap &att
   const TensorType &x = operands[0];
   TC_TRY(requireFloating(OpKind::LayerNorm, x));
   TC_TRY(requireAllSameDType(operands));
-  std::vector<int64_t> normalized = attrs.getInts("normalized_shape");
+  std::vector<int64_t> normalized = attr::normalized_shape(attrs);
   Shape normalizedShape(normalized.begin(), normalized.end());
   size_t count = normalizedShape.size();
   if (count == 0)
@@ -212,10 +211,11 @@ Expected<TensorType> inferConv2d(const TypeList &operands, const AttrMap &attrs)
   TC_TRY(requireAllSameDType(operands));
   TC_TRY(requireRank(OpKind::Conv2d, "input", x, 3, 4));
   TC_TRY(requireRank(OpKind::Conv2d, "weight", weight, 4, 4));
-  TC_ASSIGN_OR_RETURN(auto stride, readPair(OpKind::Conv2d, attrs, "stride", 1));
-  TC_ASSIGN_OR_RETURN(auto padding, readPair(OpKind::Conv2d, attrs, "padding", 0));
-  TC_ASSIGN_OR_RETURN(auto dilation, readPair(OpKind::Conv2d, attrs, "dilation", 1));
-  int64_t groups = attrs.getInt("groups");
+  TC_ASSIGN_OR_RETURN(auto stride, readPair(OpKind::Conv2d, attr::stride(attrs), "stride", 1));
+  TC_ASSIGN_OR_RETURN(auto padding, readPair(OpKind::Conv2d, attr::padding(attrs), "padding", 0));
+  TC_ASSIGN_OR_RETURN(auto dilation,
+                      readPair(OpKind::Conv2d, attr::dilation(attrs), "dilation", 1));
+  int64_t groups = attr::groups(attrs);
   if (groups < 1)
     return invalidInput("conv2d groups must be positive, got " + std::to_string(groups));
 
@@ -280,7 +280,7 @@ Expected<TensorType> inferAttention(const TypeList &operands, const AttrMap &att
     return TensorType{query.dtype, std::move(shape)};
 
   const TensorType &mask = operands[3];
-  if (attrs.getBool("is_causal"))
+  if (attr::is_causal(attrs))
     return invalidInput("attention takes a mask or is_causal, not both");
   if (mask.dtype != DType::Bool && mask.dtype != query.dtype)
     return invalidInput("attention mask " + mask.str() + " must be bool or " +
@@ -298,15 +298,14 @@ Expected<TensorType> inferAttention(const TypeList &operands, const AttrMap &att
 
 Expected<TensorType> inferPool2d(OpKind op, const TensorType &x, const AttrMap &attrs) {
   TC_TRY(requireRank(op, "input", x, 3, 4));
-  TC_ASSIGN_OR_RETURN(auto kernel, readPair(op, attrs, "kernel", 1));
-  TC_ASSIGN_OR_RETURN(auto stride, readPair(op, attrs, "stride", 1));
-  TC_ASSIGN_OR_RETURN(auto padding, readPair(op, attrs, "padding", 0));
+  TC_ASSIGN_OR_RETURN(auto kernel, readPair(op, attr::kernel(attrs), "kernel", 1));
+  TC_ASSIGN_OR_RETURN(auto stride, readPair(op, attr::stride(attrs), "stride", 1));
+  TC_ASSIGN_OR_RETURN(auto padding, readPair(op, attr::padding(attrs), "padding", 0));
   std::array<int64_t, 2> dilation{1, 1};
   if (op == OpKind::MaxPool2d) {
-    TC_ASSIGN_OR_RETURN(dilation, readPair(op, attrs, "dilation", 1));
+    TC_ASSIGN_OR_RETURN(dilation, readPair(op, attr::dilation(attrs), "dilation", 1));
   }
-  if (op == OpKind::AvgPool2d && attrs.has("divisor_override") &&
-      attrs.getInt("divisor_override") == 0)
+  if (op == OpKind::AvgPool2d && attr::divisor_override(attrs) == 0)
     return invalidInput("avg_pool2d divisor_override must not be zero");
 
   std::array<Window, 2> windows;
@@ -318,14 +317,14 @@ Expected<TensorType> inferPool2d(OpKind op, const TensorType &x, const AttrMap &
                           intsStr({padding[0], padding[1]}) + " exceeds half the kernel " +
                           intsStr({kernel[0], kernel[1]}));
   }
-  TC_ASSIGN_OR_RETURN(Shape shape, windowOutputShape(op, x, windows, attrs.getBool("ceil_mode")));
+  TC_ASSIGN_OR_RETURN(Shape shape, windowOutputShape(op, x, windows, attr::ceil_mode(attrs)));
   return TensorType{x.dtype, std::move(shape)};
 }
 
 Expected<TensorType> inferAdaptiveAvgPool2d(const TensorType &x, const AttrMap &attrs) {
   OpKind op = OpKind::AdaptiveAvgPool2d;
   TC_TRY(requireRank(op, "input", x, 3, 4));
-  TC_ASSIGN_OR_RETURN(auto outputSize, readPair(op, attrs, "output_size", 0));
+  TC_ASSIGN_OR_RETURN(auto outputSize, readPair(op, attr::output_size(attrs), "output_size", 0));
   // PyTorch rejects empty non-batch dims: there is nothing to average.
   for (size_t i = x.shape.size() - 3; i < x.shape.size(); ++i) {
     if (x.shape[i].isStatic() && x.shape[i].value() == 0)
@@ -352,7 +351,7 @@ Expected<TensorType> inferIndexSelect(const TensorType &x, const TensorType &ind
                                       const AttrMap &attrs) {
   TC_TRY(requireIndexDType(OpKind::IndexSelect, indices));
   TC_TRY(requireRank(OpKind::IndexSelect, "indices", indices, 0, 1));
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attrs.getInt("dim"), x.rank()));
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(attrs), x.rank()));
   Shape shape = x.shape;
   // A 0-d index selects one element and keeps the dim.
   shape[static_cast<size_t>(dim)] = indices.rank() == 1 ? indices.shape[0] : Dim(1);

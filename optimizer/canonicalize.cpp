@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/op_attributes.h"
 #include "ir/shape_inference.h"
 #include "optimizer/canonicalize_attention.h"
 #include "optimizer/rewrite.h"
@@ -78,7 +79,7 @@ std::optional<double> fullValue(Value *value) {
   const Node *producer = skipNoOps(value)->producer();
   if (producer == nullptr || producer->op() != OpKind::Full)
     return std::nullopt;
-  return producer->attrs().getFloat("value");
+  return ir::attr::value(*producer);
 }
 
 bool isFullOf(Value *value, double constant) {
@@ -86,18 +87,12 @@ bool isFullOf(Value *value, double constant) {
   return filled.has_value() && *filled == constant;
 }
 
-std::optional<double> optionalFloat(const Node &node, const char *name) {
-  if (!node.attrs().has(name))
-    return std::nullopt;
-  return node.attrs().getFloat(name);
-}
-
 /// w when `value` is permute(w, [1,0]) of a 2-D w, looking through no-ops.
 Value *transposedWeight(Value *value) {
   Node *permute = producerThrough(value, OpKind::Permute);
   if (permute == nullptr || permute->operand(0)->type().rank() != 2)
     return nullptr;
-  std::vector<int64_t> dims = permute->attrs().getInts("dims");
+  std::vector<int64_t> dims = ir::attr::dims(*permute);
   bool isTranspose = dims.size() == 2 && dims[0] != dims[1] && (dims[0] == 1 || dims[0] == -1);
   return isTranspose ? permute->operand(0) : nullptr;
 }
@@ -167,7 +162,7 @@ private:
   }
 
   std::optional<std::string> addmmToLinear(Node *addmm) {
-    if (addmm->attrs().getFloat("alpha") != 1.0 || addmm->attrs().getFloat("beta") != 1.0)
+    if (ir::attr::alpha(*addmm) != 1.0 || ir::attr::beta(*addmm) != 1.0)
       return std::nullopt;
     Value *bias = skipNoOps(addmm->operand(0));
     Value *input = skipNoOps(addmm->operand(1));
@@ -239,7 +234,7 @@ private:
   }
 
   std::optional<std::string> poolToMean(Node *pool) {
-    if (pool->attrs().getInts("output_size") != std::vector<int64_t>{1, 1})
+    if (ir::attr::output_size(*pool) != std::vector<int64_t>{1, 1})
       return std::nullopt;
     int64_t rank = pool->operand(0)->type().rank();
     ir::AttrMap attrs;
@@ -262,9 +257,9 @@ private:
         node = soleProducer(graph_, value, OpKind::Relu);
       if (node == nullptr)
         break;
-      std::optional<double> nodeMin =
-          node->op() == OpKind::Relu ? std::optional<double>(0.0) : optionalFloat(*node, "min");
-      std::optional<double> nodeMax = optionalFloat(*node, "max");
+      bool relu = node->op() == OpKind::Relu;
+      std::optional<double> nodeMin = relu ? std::optional<double>(0.0) : ir::attr::min(*node);
+      std::optional<double> nodeMax = relu ? std::nullopt : ir::attr::max(*node);
       if ((min && nodeMin) || (max && nodeMax))
         return nullptr; // a bound given twice: not a plain relu6
       min = min ? min : nodeMin;

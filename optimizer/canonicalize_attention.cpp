@@ -39,6 +39,7 @@
 #include <optional>
 #include <vector>
 
+#include "ir/op_attributes.h"
 #include "ir/shape_inference.h"
 #include "optimizer/rewrite.h"
 
@@ -78,7 +79,7 @@ std::optional<double> fullValue(const Value *value) {
   const Node *producer = value->producer();
   if (producer == nullptr || producer->op() != OpKind::Full)
     return std::nullopt;
-  return producer->attrs().getFloat("value");
+  return ir::attr::value(*producer);
 }
 
 bool isFullOf(const Value *value, double constant) {
@@ -150,7 +151,7 @@ bool isUnsqueezedIndexRange(const Value *value, const Shape &shape) {
     return false;
   const Node *arange = unsqueeze->operand(0)->producer();
   return arange != nullptr && arange->op() == OpKind::Arange &&
-         arange->attrs().getFloat("start") == 0.0 && arange->attrs().getFloat("step") == 1.0;
+         ir::attr::arange_start(*arange) == 0.0 && ir::attr::arange_step(*arange) == 1.0;
 }
 
 /// `mask` is the additive causal mask of scores [..., L, S]: 0 where column j <= row i,
@@ -188,9 +189,9 @@ Value *guardedScores(const ir::Graph &graph, Value *guard) {
   if (outerNot == nullptr)
     return nullptr;
   Node *any = soleProducer(graph, outerNot->operand(0), OpKind::Any);
-  if (any == nullptr || !any->attrs().getBool("keepdim"))
+  if (any == nullptr || !ir::attr::keepdim(*any))
     return nullptr;
-  std::vector<int64_t> dims = any->attrs().getInts("dims");
+  std::vector<int64_t> dims = ir::attr::dims(*any);
   if (dims.size() != 1 || !isLastDim(dims[0], any->operand(0)->type().rank()))
     return nullptr;
   Node *innerNot = soleProducer(graph, any->operand(0), OpKind::LogicalNot);
@@ -297,7 +298,7 @@ KeyFromTransposed keyFromTransposed(Value *keyTransposed) {
   if (permute == nullptr || permute->op() != OpKind::Permute)
     return {keyTransposed, swap};
   // k = permute(kT, swap) = permute(source, dims[swap[i]]).
-  std::vector<int64_t> dims = permute->attrs().getInts("dims");
+  std::vector<int64_t> dims = ir::attr::dims(*permute);
   std::vector<int64_t> composed;
   for (int64_t index : swap)
     composed.push_back(dims[index] < 0 ? dims[index] + rank : dims[index]);
@@ -336,7 +337,7 @@ bool recomposeAttention(ir::Graph &graph, Node *root) {
     return false;
   Node *softmax = soleProducer(graph, where->operand(2), OpKind::Softmax);
   if (softmax == nullptr || softmax->result()->type() != probs->type() ||
-      !isLastDim(softmax->attrs().getInt("dim"), resultType.rank()))
+      !isLastDim(ir::attr::dim(*softmax), resultType.rank()))
     return false;
   Value *scores = softmax->operand(0);
   if (scores->type() != probs->type() || guardedScores(graph, where->operand(0)) != scores)

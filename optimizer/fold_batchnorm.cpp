@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/op_attributes.h"
+
 namespace thunderc::opt {
 namespace {
 
@@ -153,7 +155,7 @@ void fold(ir::Graph &graph, std::set<std::string> &usedNames, const ConvBatchNor
   ir::TensorType scalarType{compute, {}};
 
   ir::AttrMap epsAttrs;
-  epsAttrs.set("value", match.batchNorm->attrs().getFloat("eps"));
+  epsAttrs.set("value", ir::attr::eps(*match.batchNorm));
   ir::Value *eps = out.emit(ir::OpKind::Full, {}, scalarType, "eps", epsAttrs);
   ir::Value *shifted = out.emit(ir::OpKind::Add, {out.cast(match.var, compute), eps}, vectorType,
                                 "var_eps");

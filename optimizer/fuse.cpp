@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/op_attributes.h"
 #include "ir/status.h"
 
 namespace thunderc::opt {
@@ -58,7 +59,7 @@ bool isFusibleReductionOp(ir::OpKind op) {
 /// The reduced dims, normalized and sorted, form one run (an empty list means all dims).
 bool reducesAdjacentDims(const ir::Node &reduction) {
   int64_t rank = reduction.operand(0)->type().rank();
-  std::vector<int64_t> dims = reduction.attrs().getInts("dims");
+  std::vector<int64_t> dims = ir::attr::dims(reduction);
   for (int64_t &dim : dims)
     dim = dim < 0 ? dim + rank : dim;
   std::sort(dims.begin(), dims.end());

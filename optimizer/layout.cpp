@@ -20,6 +20,8 @@
 
 #include <algorithm>
 
+#include "ir/op_attributes.h"
+
 namespace thunderc::opt {
 namespace {
 
@@ -51,7 +53,7 @@ ValueLayout viewLayout(const ir::Node &node, int resultIndex, const ValueLayout 
   switch (node.op()) {
   case ir::OpKind::Permute: {
     out.strides.clear();
-    for (int64_t dim : attrs.getInts("dims"))
+    for (int64_t dim : ir::attr::dims(attrs))
       out.strides.push_back(in.strides[static_cast<size_t>(dim)]);
     return out;
   }
@@ -65,20 +67,20 @@ ValueLayout viewLayout(const ir::Node &node, int resultIndex, const ValueLayout 
     return out;
   }
   case ir::OpKind::Slice: {
-    auto dim = static_cast<size_t>(attrs.getInt("dim"));
-    out.offset = addDims(in.offset, mulDims(ir::Dim(attrs.getInt("start")), in.strides[dim]));
-    out.strides[dim] = mulDims(in.strides[dim], ir::Dim(attrs.getInt("step")));
+    auto dim = static_cast<size_t>(ir::attr::dim(attrs));
+    out.offset = addDims(in.offset, mulDims(ir::Dim(ir::attr::start(attrs)), in.strides[dim]));
+    out.strides[dim] = mulDims(in.strides[dim], ir::Dim(ir::attr::step(attrs)));
     return out;
   }
   case ir::OpKind::Select: {
-    auto dim = static_cast<size_t>(attrs.getInt("dim"));
-    out.offset = addDims(in.offset, mulDims(ir::Dim(attrs.getInt("index")), in.strides[dim]));
+    auto dim = static_cast<size_t>(ir::attr::dim(attrs));
+    out.offset = addDims(in.offset, mulDims(ir::Dim(ir::attr::index(attrs)), in.strides[dim]));
     out.strides.erase(out.strides.begin() + static_cast<long>(dim));
     return out;
   }
   case ir::OpKind::Squeeze: {
     out.strides.clear();
-    std::vector<int64_t> dims = attrs.getInts("dims");
+    std::vector<int64_t> dims = ir::attr::dims(attrs);
     for (size_t i = 0; i < inShape.size(); ++i)
       if (std::find(dims.begin(), dims.end(), static_cast<int64_t>(i)) == dims.end() ||
           !(inShape[i] == ir::Dim(1)))
@@ -86,12 +88,12 @@ ValueLayout viewLayout(const ir::Node &node, int resultIndex, const ValueLayout 
     return out;
   }
   case ir::OpKind::Unsqueeze: {
-    auto dim = static_cast<size_t>(attrs.getInt("dim"));
+    auto dim = static_cast<size_t>(ir::attr::dim(attrs));
     out.strides.insert(out.strides.begin() + static_cast<long>(dim), ir::Dim(1));
     return out;
   }
   case ir::OpKind::Split: {
-    auto dim = static_cast<size_t>(attrs.getInt("dim"));
+    auto dim = static_cast<size_t>(ir::attr::dim(attrs));
     ir::Dim start(0);
     for (int k = 0; k < resultIndex; ++k)
       start = addDims(start, node.result(k)->type().shape[dim]);
@@ -149,7 +151,7 @@ bool acceptsStridedOperand(const ir::Node &consumer, int index) {
     return consumer.op() != ir::OpKind::Reshape;
   if (consumer.op() != ir::OpKind::Fusion)
     return false;
-  if (consumer.attrs().getStr("kind") != "epilogue")
+  if (ir::attr::kind(consumer) != "epilogue")
     return true;
   // An epilogue's library op (its first body node) needs contiguous operands; the elementwise
   // ops after it read any window.

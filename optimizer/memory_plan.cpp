@@ -35,6 +35,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "ir/op_attributes.h"
+
 namespace thunderc::opt {
 namespace {
 
@@ -177,8 +179,8 @@ bool bodyReadsInputAtSameIndex(const ir::Graph &body, int index) {
 bool isSameIndexElementwise(const ir::Node &node) {
   if (ir::hasTrait(node.op(), ir::kElementwise))
     return true;
-  return node.op() == ir::OpKind::Fusion && node.attrs().has("kind") &&
-         node.attrs().getStr("kind") == "elementwise" && node.body() != nullptr;
+  return node.op() == ir::OpKind::Fusion && ir::attr::kind(node) == "elementwise" &&
+         node.body() != nullptr;
 }
 
 /// Whether result `result` of `node` (at `position`) may take over the buffer of operand

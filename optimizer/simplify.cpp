@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/op_attributes.h"
 #include "ir/shape_inference.h"
 #include "optimizer/rewrite.h"
 
@@ -43,7 +44,7 @@ std::optional<double> fullValue(const Value *value) {
   const Node *producer = value->producer();
   if (producer == nullptr || producer->op() != OpKind::Full)
     return std::nullopt;
-  return producer->attrs().getFloat("value");
+  return ir::attr::value(*producer);
 }
 
 bool isFullOf(const Value *value, double constant) {
@@ -65,7 +66,7 @@ bool isIdentityPermutation(const std::vector<int64_t> &dims) {
 
 /// Permute dims with negative entries made non-negative (the verifier has checked the range).
 std::vector<int64_t> normalizedPermutation(const Node &permute) {
-  std::vector<int64_t> dims = permute.attrs().getInts("dims");
+  std::vector<int64_t> dims = ir::attr::dims(permute);
   int64_t rank = static_cast<int64_t>(dims.size());
   for (int64_t &dim : dims)
     dim = dim < 0 ? dim + rank : dim;

@@ -168,6 +168,9 @@ ELEMENTWISE_CASES: list[tuple[str, CaseFn]] = [
     ("silu", lambda m, t: F.silu(t.a)),
     ("hardswish", lambda m, t: F.hardswish(t.a * 4)),
     ("hardsigmoid", lambda m, t: F.hardsigmoid(t.a * 4)),
+    ("leaky_relu", lambda m, t: F.leaky_relu(t.a)),  # the default slope: omitted by the export
+    ("leaky_relu_slope", lambda m, t: F.leaky_relu(t.a * 4, 0.25)),
+    ("leaky_relu_f16", lambda m, t: F.leaky_relu(t.a.half() * 4, 0.1)),
     ("gelu_none", lambda m, t: F.gelu(t.a)),
     ("gelu_tanh", lambda m, t: F.gelu(t.a, approximate="tanh")),
     ("clamp_both", lambda m, t: torch.clamp(t.a, -0.5, 0.5)),

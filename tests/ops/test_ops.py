@@ -235,7 +235,7 @@ def test_bundle_matches_eager(thunderc, exported, work_dir, suite, level, target
 
 def _op_table():
     text = (REPO / "ir" / "ops.def").read_text()
-    ops = re.findall(r'^\s*TC_OP\(\s*\w+\s*,\s*"(\w+)"', text, flags=re.MULTILINE)
+    ops = re.findall(r'^\s*TC_(?:OP|UNARY|BINARY)\(\s*\w+\s*,\s*"(\w+)"', text, flags=re.MULTILINE)
     assert len(ops) > 50, f"parsed only {len(ops)} ops from ir/ops.def"
     return ops
 

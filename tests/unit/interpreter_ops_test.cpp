@@ -85,6 +85,10 @@ TEST_CASE("interpreter: unary elementwise ops match PyTorch") {
        OpKind::Hardsigmoid,
        {},
        {0.0833333358, 0.333333343, 0.416666657, 0.5, 0.583333313, 0.666666687, 0.916666687, 1}},
+      {"leaky_relu(0.2)",
+       OpKind::LeakyRelu,
+       attrs({{"negative_slope", 0.2}}),
+       {-0.5, -0.200000003, -0.100000001, 0, 0.5, 1, 2.5, 4}},
       {"gelu",
        OpKind::Gelu,
        attrs({{"approximate", std::string("none")}}),
@@ -116,10 +120,12 @@ TEST_CASE("interpreter: unary elementwise ops match PyTorch") {
   }
   CHECK(evalOp(OpKind::LogicalNot, {unaryInput()}, typeOf(DType::Bool, {2, 4})) ==
         std::vector<double>{0, 0, 0, 1, 0, 0, 0, 0});
-  // NaN passes through relu, clamp and the relu6-based activations.
+  // NaN passes through relu, leaky_relu, clamp and the relu6-based activations.
   HostTensor nan = f32({1}, {kNaN});
   for (OpKind op : {OpKind::Relu, OpKind::Hardswish, OpKind::Hardsigmoid})
     CHECK(std::isnan(evalOp(op, {nan}, typeOf(DType::F32, {1}))[0]));
+  CHECK(std::isnan(evalOp(OpKind::LeakyRelu, {nan}, typeOf(DType::F32, {1}),
+                          attrs({{"negative_slope", 0.01}}))[0]));
   CHECK(
       std::isnan(evalOp(OpKind::Clamp, {nan}, typeOf(DType::F32, {1}), attrs({{"min", 0.0}}))[0]));
   CHECK(contains(opError(OpKind::Gelu, {nan}, typeOf(DType::F32, {1}),
