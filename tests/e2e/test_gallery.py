@@ -36,14 +36,13 @@ REFUSED = {
     ("nn_unet", "train"): {"aten.conv_transpose2d.input": 1},
     ("nn_unet", "core"): {"aten.convolution.default": 1},
 }
-# The decoder LLMs build their attention mask with cumsum/diff/index.Tensor (transformers 5),
-# and the rotary-embedding ones wrap it in a no-grad region (a higher-order op).
+# The decoder LLMs build their attention mask with cumsum/diff/index.Tensor (transformers 5).
+# (The rotary-embedding ones also wrap the rotary angles in wrap_with_set_grad_enabled, which
+# the importer inlines.)
 for _llm in ("hf_gpt2", "hf_llama", "hf_mistral", "hf_qwen2", "hf_phi3", "hf_gemma"):
     REFUSED[(_llm, "core")] = {"aten.cumsum.default": 1, "aten.index.Tensor": 4}
     REFUSED[(_llm, "train")] = {"aten.cumsum.default": 1, "aten.diff.default": 1,
                                 "aten.index.Tensor": 4}
-    if _llm != "hf_gpt2":
-        REFUSED[(_llm, "train")]["higher_order.wrap_with_set_grad_enabled"] = 1
 
 
 def gallery_models():
