@@ -22,7 +22,6 @@ REFUSED = {
     ("hf_bert", "core"): {"aten.gather.default": 1},
     ("hf_roberta", "train"): {"aten.cumsum.default": 1, "aten.gather.default": 1},
     ("hf_roberta", "core"): {"aten.cumsum.default": 1, "aten.gather.default": 1},
-    ("hf_t5_encoder", "train"): {"aten.min.other": 1},
     ("hf_swin", "train"): {"aten.adaptive_avg_pool1d.default": 1, "aten.index.Tensor": 2,
                            "aten.pad.default": 2},
     ("hf_swin", "core"): {"aten.constant_pad_nd.default": 2, "aten.index.Tensor": 2},
