@@ -669,6 +669,66 @@ Status importSlice(NodeImport &node) {
   return emitOne(node, OpKind::Slice, {self}, std::move(attrs));
 }
 
+// diff(self, n=1, dim, prepend?, append?): x[1:] - x[:-1] along `dim` for x = cat(prepend,
+// self, append) (bool: the two differ, as torch's logical_xor). Only the first difference
+// (n=1) is compiled: that is what the models emit (transformers prepends a column).
+Status importDiff(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(int64_t n, node.intArg("n"));
+  if (n != 1)
+    return node.unsupportedFeature("diff with n=" + std::to_string(n) + " (only n=1)");
+  if (self->type().rank() == 0)
+    return invalidInput("diff of a 0-d tensor in node '" + node.name() + "'");
+  TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
+  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
+  auto at = static_cast<size_t>(dim);
+  TC_ASSIGN_OR_RETURN(Value * prepend, node.optionalTensor("prepend"));
+  TC_ASSIGN_OR_RETURN(Value * append, node.optionalTensor("append"));
+  if (prepend != nullptr || append != nullptr) {
+    std::vector<Value *> parts;
+    ir::TensorType joined = self->type();
+    ir::SymExpr total = ir::SymExpr::constant(0);
+    for (Value *part : {prepend, self, append}) {
+      if (part == nullptr)
+        continue;
+      const ir::TensorType &type = part->type();
+      bool fits = type.rank() == joined.rank();
+      for (size_t d = 0; fits && d < type.shape.size(); ++d)
+        fits = d == at || type.shape[d] == joined.shape[d];
+      if (!fits)
+        return invalidInput("diff prepend/append " + type.str() + " does not match the input " +
+                            self->type().str() + " outside dim " + std::to_string(dim) +
+                            " in node '" + node.name() + "'");
+      total = ir::SymExpr::add(total, type.shape[at].asExpr());
+      parts.push_back(node.castTo(part, joined.dtype));
+    }
+    joined.shape[at] = ir::Dim(total);
+    AttrMap attrs;
+    attrs.set("dim", dim);
+    self = node.emitTemp(OpKind::Concat, std::move(parts), joined, std::move(attrs));
+  }
+  const ir::Dim &size = self->type().shape[static_cast<size_t>(dim)];
+  // The result's extent along `dim`: size - 1, and 0 for an empty dim.
+  ir::Dim extent = size.isStatic()
+                       ? ir::Dim(std::max<int64_t>(size.value() - 1, 0))
+                       : ir::Dim(ir::SymExpr::add(size.expr(), ir::SymExpr::constant(-1)));
+  ir::TensorType sliced = self->type();
+  sliced.shape[static_cast<size_t>(dim)] = extent;
+  auto slice = [&](int64_t start, const ir::Dim &end) {
+    AttrMap attrs;
+    attrs.set("dim", dim);
+    attrs.set("end", ir::makeDimAttr(end));
+    attrs.set("start", start);
+    attrs.set("step", int64_t{1});
+    return node.emitTemp(OpKind::Slice, {self}, sliced, std::move(attrs));
+  };
+  int64_t start = size.isStatic() ? std::min<int64_t>(1, size.value()) : 1;
+  Value *later = slice(start, size);
+  Value *earlier = slice(0, extent);
+  OpKind op = self->type().dtype == DType::Bool ? OpKind::Ne : OpKind::Sub;
+  return emitOne(node, op, {later, earlier});
+}
+
 Status importSelect(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
@@ -925,6 +985,7 @@ constexpr TableEntry kTable[] = {
     {"aten.expand_as.default", importExpand},
     {"aten.slice.Tensor", importSlice},
     {"aten.select.int", importSelect},
+    {"aten.diff.default", importDiff},
     {"aten.squeeze.default", importSqueeze},
     {"aten.squeeze.dim", importSqueeze},
     {"aten.squeeze.dims", importSqueeze},

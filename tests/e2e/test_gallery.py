@@ -40,8 +40,7 @@ REFUSED = {
 # the importer inlines.)
 for _llm in ("hf_gpt2", "hf_llama", "hf_mistral", "hf_qwen2", "hf_phi3", "hf_gemma"):
     REFUSED[(_llm, "core")] = {"aten.cumsum.default": 1, "aten.index.Tensor": 4}
-    REFUSED[(_llm, "train")] = {"aten.cumsum.default": 1, "aten.diff.default": 1,
-                                "aten.index.Tensor": 4}
+    REFUSED[(_llm, "train")] = {"aten.cumsum.default": 1, "aten.index.Tensor": 4}
 
 
 def gallery_models():
