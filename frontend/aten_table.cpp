@@ -370,6 +370,22 @@ template <OpKind Op> Status importSoftmax(NodeImport &node) {
   return emitOne(node, Op, {node.castTo(self, out.dtype)}, std::move(attrs));
 }
 
+// cumsum(self, dim, dtype?): `dtype` converts self before summing; without it bool and
+// integers accumulate in i64 (ir/ops.def's rule, PyTorch's promotion).
+Status importCumsum(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
+  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  if (!ir::isFloatingPoint(out.dtype) && out.dtype != DType::I64)
+    return node.unsupportedFeature("cumsum into " + std::string(ir::dtypeName(out.dtype)) +
+                                   " (integers are summed in int64)");
+  Value *x = node.isNone("dtype") ? self : node.castTo(self, out.dtype);
+  AttrMap attrs;
+  attrs.set("dim", dim);
+  return emitOne(node, OpKind::Cumsum, {x}, std::move(attrs));
+}
+
 // layer_norm and native_layer_norm (whose mean/rstd outputs must be unused).
 Status importLayerNorm(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
@@ -951,6 +967,7 @@ constexpr TableEntry kTable[] = {
     {"aten._softmax.default", importSoftmax<OpKind::Softmax>},
     {"aten.log_softmax.int", importSoftmax<OpKind::LogSoftmax>},
     {"aten._log_softmax.default", importSoftmax<OpKind::LogSoftmax>},
+    {"aten.cumsum.default", importCumsum},
     {"aten.layer_norm.default", importLayerNorm},
     {"aten.native_layer_norm.default", importLayerNorm},
     {"aten.batch_norm.default", importBatchNorm},

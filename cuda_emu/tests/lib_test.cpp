@@ -2,7 +2,8 @@
 // emulation of CUDA: data movement, gathers and reductions against the CPU library functions
 // of the same names (tc_kernels.h) on pseudo-random inputs with odd sizes, permuted, sliced and
 // broadcast views, both reduction layouts, NaN and tie rules, every fast path and the error
-// and limit results. The NN ops, GEMM, convolution and attention are in lib_nn_test.cpp.
+// and limit results, and the cumsum scan. The NN ops, GEMM, convolution and attention are in
+// lib_nn_test.cpp.
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -292,6 +293,31 @@ TEST_CASE("tcg::reduce: every kind, both layouts, NaN, empty extents") {
   checkReduce<int32_t, int64_t>(false); // wrapping int64 sums and products
   checkReduce<int8_t, int8_t>(false);
   checkReduce<bool, int64_t>(false);
+}
+
+template <typename T, typename Out> void checkCumsum() {
+  for (const ReduceShape &shape : kReduceShapes) {
+    CAPTURE(shape.extent);
+    CAPTURE(shape.inner);
+    Context context;
+    const int64_t count = shape.outer * shape.extent * shape.inner;
+    const Array<T> input = randomArray<T>(count, -3, 3, 53);
+    Array<Out> want(count);
+    tc::cumsum(input.data(), shape.outer, shape.extent, shape.inner, want.data());
+    Buffer<T> x(input);
+    Buffer<Out> y(count);
+    REQUIRE_OK(
+        tcg::cumsum(context.ex, x.data(), shape.outer, shape.extent, shape.inner, y.data()));
+    expectEqual(y.read(), want); // the same sequential order: bit-identical
+  }
+}
+
+TEST_CASE("tcg::cumsum: both layouts, integers into int64, empty extents") {
+  checkCumsum<float, float>();
+  checkCumsum<tc::half, tc::half>();
+  checkCumsum<double, double>();
+  checkCumsum<int32_t, int64_t>();
+  checkCumsum<bool, int64_t>();
 }
 
 template <typename T> void checkArgmaxAndAny(double low, double high) {
