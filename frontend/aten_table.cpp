@@ -893,6 +893,41 @@ Status importIndexSelect(NodeImport &node) {
   return emitOne(node, OpKind::IndexSelect, {self, index}, std::move(attrs));
 }
 
+// gather(self, dim, index): index may be smaller than self outside `dim`; self is sliced to
+// index's size there, so that the op sees the same sizes (ir/ops.def).
+Status importGather(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(Value * index, node.tensor("index"));
+  TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
+  int64_t rank = self->type().rank();
+  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, rank));
+  if (index->type().rank() != rank)
+    return invalidInput("gather index " + index->type().str() + " and input " +
+                        self->type().str() + " differ in rank in node '" + node.name() + "'");
+  for (int64_t d = 0; d < rank; ++d) {
+    auto at = static_cast<size_t>(d);
+    const ir::Dim &want = index->type().shape[at];
+    if (d == dim || want == self->type().shape[at])
+      continue;
+    if (!want.isStatic() || !self->type().shape[at].isStatic())
+      return node.unsupportedFeature("gather index smaller than the input in a symbolic dim");
+    if (want.value() > self->type().shape[at].value())
+      return invalidInput("gather index " + index->type().str() + " is larger than the input " +
+                          self->type().str() + " in dim " + std::to_string(d));
+    ir::TensorType sliced = self->type();
+    sliced.shape[at] = want;
+    AttrMap attrs;
+    attrs.set("dim", d);
+    attrs.set("end", ir::makeDimAttr(want));
+    attrs.set("start", int64_t{0});
+    attrs.set("step", int64_t{1});
+    self = node.emitTemp(OpKind::Slice, {self}, sliced, std::move(attrs));
+  }
+  AttrMap attrs;
+  attrs.set("dim", dim);
+  return emitOne(node, OpKind::Gather, {self, index}, std::move(attrs));
+}
+
 struct TableEntry {
   std::string_view target; ///< "aten.<op>.<overload>"
   ImportFunction function;
@@ -1030,6 +1065,7 @@ constexpr TableEntry kTable[] = {
     {"aten.arange.start_step", importArange},
     {"aten.embedding.default", importEmbedding},
     {"aten.index_select.default", importIndexSelect},
+    {"aten.gather.default", importGather},
 };
 // clang-format on
 

@@ -18,10 +18,6 @@ GALLERY_DIR = os.environ.get("THUNDERC_GALLERY_DIR", "build/gallery")
 
 # (model, IR level) -> the ATen targets thunderc refuses there, with how often they occur.
 REFUSED = {
-    ("hf_bert", "train"): {"aten.gather.default": 1},
-    ("hf_bert", "core"): {"aten.gather.default": 1},
-    ("hf_roberta", "train"): {"aten.gather.default": 1},
-    ("hf_roberta", "core"): {"aten.gather.default": 1},
     ("hf_swin", "train"): {"aten.adaptive_avg_pool1d.default": 1, "aten.index.Tensor": 2,
                            "aten.pad.default": 2},
     ("hf_swin", "core"): {"aten.constant_pad_nd.default": 2, "aten.index.Tensor": 2},

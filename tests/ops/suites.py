@@ -542,6 +542,12 @@ SHAPE_CASES: list[tuple[str, CaseFn]] = [
     ("index_select_0", lambda m, t: torch.index_select(t.y, 0, t.idx[:3])),
     ("index_select_1", lambda m, t: torch.index_select(t.y, 1, t.idx)),
     ("index_select_3d_last", lambda m, t: t.x.index_select(-1, t.idx)),
+    ("gather_last", lambda m, t: torch.gather(t.y, 1, t.idx[:4].view(1, 4).expand(4, 4) % 6)),
+    ("gather_dim0", lambda m, t: t.x.gather(0, (t.tokens % 2).view(2, 3, 1).expand(2, 3, 4))),
+    ("gather_smaller_index", lambda m, t: t.y.gather(1, t.tokens[:, :2] % 6)),
+    ("gather_int", lambda m, t: t.xi.gather(1, t.tokens % 3)),
+    ("gather_size1", lambda m, t: t.u.gather(1, t.idx[:3].view(1, 3, 1))),
+    ("gather_noncontig", lambda m, t: t.x.transpose(1, 2).gather(2, t.tokens.view(2, 1, 3).expand(2, 4, 3) % 3)),
 ]
 
 

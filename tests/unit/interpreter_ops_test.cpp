@@ -385,6 +385,22 @@ TEST_CASE("interpreter: slice, select, concat, split, tril, triu") {
         std::vector<double>{0, 1, 2, 3, 0, 0, 6, 7, 0, 0, 0, 11});
 }
 
+TEST_CASE("interpreter: gather picks along dim and refuses bad indices") {
+  HostTensor x = f32({2, 3}, {0, 1, 2, 10, 11, 12});
+  CHECK(evalOp(OpKind::Gather, {x, makeTensor(DType::I64, {2, 2}, {2, 0, 1, 1})},
+               typeOf(DType::F32, {2, 2}), attrs({{"dim", int64_t{1}}})) ==
+        std::vector<double>{2, 0, 11, 11});
+  CHECK(evalOp(OpKind::Gather, {x, makeTensor(DType::I32, {1, 3}, {1, 0, 1})},
+               typeOf(DType::F32, {1, 3}), attrs({{"dim", int64_t{0}}})) ==
+        std::vector<double>{10, 1, 12});
+  CHECK(contains(opError(OpKind::Gather, {x, makeTensor(DType::I64, {2, 1}, {0, 3})},
+                         typeOf(DType::F32, {2, 1}), attrs({{"dim", int64_t{1}}})),
+                 "index 3 is out of range for size 3"));
+  CHECK(contains(opError(OpKind::Gather, {x, makeTensor(DType::I64, {2, 1}, {-1, 0})},
+                         typeOf(DType::F32, {2, 1}), attrs({{"dim", int64_t{1}}})),
+                 "index -1 is out of range"));
+}
+
 TEST_CASE("interpreter: full, arange, embedding and index_select") {
   CHECK(evalOp(OpKind::Full, {}, typeOf(DType::F32, {2, 2}), attrs({{"value", 0.1}})) ==
         std::vector<double>(4, static_cast<double>(0.1f)));
