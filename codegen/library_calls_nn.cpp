@@ -203,6 +203,24 @@ Status emitSoftmax(const ir::Node &node, EmitState &state) {
   return Status::success();
 }
 
+// cumsum: x viewed as [outer, extent, inner] around `dim` (a 0-d x is one element).
+Status emitCumsum(const ir::Node &node, EmitState &state) {
+  const ir::Value *x = node.operand(0);
+  const ir::Shape &shape = x->type().shape;
+  if (shape.empty()) {
+    state.callLibrary("cumsum<" + ctype(x) + ", " + ctype(node.result()) + ">(" +
+                      state.ptr(x) + ", int64_t(1), int64_t(1), int64_t(1), " +
+                      state.ptr(node.result()) + ")");
+    return Status::success();
+  }
+  auto dim = static_cast<size_t>(ir::attr::dim(node));
+  state.callLibrary("cumsum<" + ctype(x) + ", " + ctype(node.result()) + ">(" + state.ptr(x) +
+                    ", " + productRange(shape, 0, dim) + ", " + dimExpr(shape[dim]) + ", " +
+                    productRange(shape, dim + 1, shape.size()) + ", " +
+                    state.ptr(node.result()) + ")");
+  return Status::success();
+}
+
 Status emitLayerNorm(const ir::Node &node, EmitState &state) {
   const ir::Value *x = node.operand(0);
   const ir::Shape &shape = x->type().shape;
@@ -288,6 +306,18 @@ Status emitGather(const ir::Node &node, EmitState &state) {
     call = "embedding<" + ctype(y) + ", " + ctype(indices) + ">(" + state.ptr(table) + ", " +
            extent + ", " + dimExpr(ws[1]) + ", " + state.ptr(indices) + ", " + count + ", " +
            state.ptr(y);
+  } else if (node.op() == OpKind::Gather) {
+    // x [outer, extent, inner] and index [outer, count, inner]; a 0-d x is one element.
+    const ir::Shape &shape = table->type().shape;
+    const ir::Shape &indexShape = indices->type().shape;
+    auto dim = static_cast<size_t>(ir::attr::dim(node));
+    bool scalar = shape.empty();
+    extent = scalar ? "int64_t(1)" : dimExpr(shape[dim]);
+    call = "gather<" + ctype(y) + ", " + ctype(indices) + ">(" + state.ptr(table) + ", " +
+           (scalar ? "int64_t(1)" : productRange(shape, 0, dim)) + ", " + extent + ", " +
+           (scalar ? "int64_t(1)" : productRange(shape, dim + 1, shape.size())) + ", " +
+           state.ptr(indices) + ", " + (scalar ? "int64_t(1)" : dimExpr(indexShape[dim])) +
+           ", " + state.ptr(y);
   } else {
     const ir::Shape &shape = table->type().shape;
     auto dim = static_cast<size_t>(ir::attr::dim(node));
@@ -333,11 +363,13 @@ Status emitNnNode(const ir::Node &node, EmitState &state) {
   case OpKind::AdaptiveAvgPool2d: return emitPool(node, state);
   case OpKind::Softmax:
   case OpKind::LogSoftmax: return emitSoftmax(node, state);
+  case OpKind::Cumsum: return emitCumsum(node, state);
   case OpKind::LayerNorm: return emitLayerNorm(node, state);
   case OpKind::BatchNorm: return emitBatchNorm(node, state);
   case OpKind::Attention: return emitAttention(node, state);
   case OpKind::Embedding:
-  case OpKind::IndexSelect: return emitGather(node, state);
+  case OpKind::IndexSelect:
+  case OpKind::Gather: return emitGather(node, state);
   default: break;
   }
   return unsupported("node '" + node.name() + "' (" + std::string(ir::opName(node.op())) +

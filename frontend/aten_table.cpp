@@ -370,6 +370,22 @@ template <OpKind Op> Status importSoftmax(NodeImport &node) {
   return emitOne(node, Op, {node.castTo(self, out.dtype)}, std::move(attrs));
 }
 
+// cumsum(self, dim, dtype?): `dtype` converts self before summing; without it bool and
+// integers accumulate in i64 (ir/ops.def's rule, PyTorch's promotion).
+Status importCumsum(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
+  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  if (!ir::isFloatingPoint(out.dtype) && out.dtype != DType::I64)
+    return node.unsupportedFeature("cumsum into " + std::string(ir::dtypeName(out.dtype)) +
+                                   " (integers are summed in int64)");
+  Value *x = node.isNone("dtype") ? self : node.castTo(self, out.dtype);
+  AttrMap attrs;
+  attrs.set("dim", dim);
+  return emitOne(node, OpKind::Cumsum, {x}, std::move(attrs));
+}
+
 // layer_norm and native_layer_norm (whose mean/rstd outputs must be unused).
 Status importLayerNorm(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
@@ -669,6 +685,66 @@ Status importSlice(NodeImport &node) {
   return emitOne(node, OpKind::Slice, {self}, std::move(attrs));
 }
 
+// diff(self, n=1, dim, prepend?, append?): x[1:] - x[:-1] along `dim` for x = cat(prepend,
+// self, append) (bool: the two differ, as torch's logical_xor). Only the first difference
+// (n=1) is compiled: that is what the models emit (transformers prepends a column).
+Status importDiff(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(int64_t n, node.intArg("n"));
+  if (n != 1)
+    return node.unsupportedFeature("diff with n=" + std::to_string(n) + " (only n=1)");
+  if (self->type().rank() == 0)
+    return invalidInput("diff of a 0-d tensor in node '" + node.name() + "'");
+  TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
+  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
+  auto at = static_cast<size_t>(dim);
+  TC_ASSIGN_OR_RETURN(Value * prepend, node.optionalTensor("prepend"));
+  TC_ASSIGN_OR_RETURN(Value * append, node.optionalTensor("append"));
+  if (prepend != nullptr || append != nullptr) {
+    std::vector<Value *> parts;
+    ir::TensorType joined = self->type();
+    ir::SymExpr total = ir::SymExpr::constant(0);
+    for (Value *part : {prepend, self, append}) {
+      if (part == nullptr)
+        continue;
+      const ir::TensorType &type = part->type();
+      bool fits = type.rank() == joined.rank();
+      for (size_t d = 0; fits && d < type.shape.size(); ++d)
+        fits = d == at || type.shape[d] == joined.shape[d];
+      if (!fits)
+        return invalidInput("diff prepend/append " + type.str() + " does not match the input " +
+                            self->type().str() + " outside dim " + std::to_string(dim) +
+                            " in node '" + node.name() + "'");
+      total = ir::SymExpr::add(total, type.shape[at].asExpr());
+      parts.push_back(node.castTo(part, joined.dtype));
+    }
+    joined.shape[at] = ir::Dim(total);
+    AttrMap attrs;
+    attrs.set("dim", dim);
+    self = node.emitTemp(OpKind::Concat, std::move(parts), joined, std::move(attrs));
+  }
+  const ir::Dim &size = self->type().shape[static_cast<size_t>(dim)];
+  // The result's extent along `dim`: size - 1, and 0 for an empty dim.
+  ir::Dim extent = size.isStatic()
+                       ? ir::Dim(std::max<int64_t>(size.value() - 1, 0))
+                       : ir::Dim(ir::SymExpr::add(size.expr(), ir::SymExpr::constant(-1)));
+  ir::TensorType sliced = self->type();
+  sliced.shape[static_cast<size_t>(dim)] = extent;
+  auto slice = [&](int64_t start, const ir::Dim &end) {
+    AttrMap attrs;
+    attrs.set("dim", dim);
+    attrs.set("end", ir::makeDimAttr(end));
+    attrs.set("start", start);
+    attrs.set("step", int64_t{1});
+    return node.emitTemp(OpKind::Slice, {self}, sliced, std::move(attrs));
+  };
+  int64_t start = size.isStatic() ? std::min<int64_t>(1, size.value()) : 1;
+  Value *later = slice(start, size);
+  Value *earlier = slice(0, extent);
+  OpKind op = self->type().dtype == DType::Bool ? OpKind::Ne : OpKind::Sub;
+  return emitOne(node, op, {later, earlier});
+}
+
 Status importSelect(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
@@ -817,6 +893,41 @@ Status importIndexSelect(NodeImport &node) {
   return emitOne(node, OpKind::IndexSelect, {self, index}, std::move(attrs));
 }
 
+// gather(self, dim, index): index may be smaller than self outside `dim`; self is sliced to
+// index's size there, so that the op sees the same sizes (ir/ops.def).
+Status importGather(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(Value * index, node.tensor("index"));
+  TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
+  int64_t rank = self->type().rank();
+  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, rank));
+  if (index->type().rank() != rank)
+    return invalidInput("gather index " + index->type().str() + " and input " +
+                        self->type().str() + " differ in rank in node '" + node.name() + "'");
+  for (int64_t d = 0; d < rank; ++d) {
+    auto at = static_cast<size_t>(d);
+    const ir::Dim &want = index->type().shape[at];
+    if (d == dim || want == self->type().shape[at])
+      continue;
+    if (!want.isStatic() || !self->type().shape[at].isStatic())
+      return node.unsupportedFeature("gather index smaller than the input in a symbolic dim");
+    if (want.value() > self->type().shape[at].value())
+      return invalidInput("gather index " + index->type().str() + " is larger than the input " +
+                          self->type().str() + " in dim " + std::to_string(d));
+    ir::TensorType sliced = self->type();
+    sliced.shape[at] = want;
+    AttrMap attrs;
+    attrs.set("dim", d);
+    attrs.set("end", ir::makeDimAttr(want));
+    attrs.set("start", int64_t{0});
+    attrs.set("step", int64_t{1});
+    self = node.emitTemp(OpKind::Slice, {self}, sliced, std::move(attrs));
+  }
+  AttrMap attrs;
+  attrs.set("dim", dim);
+  return emitOne(node, OpKind::Gather, {self, index}, std::move(attrs));
+}
+
 struct TableEntry {
   std::string_view target; ///< "aten.<op>.<overload>"
   ImportFunction function;
@@ -891,6 +1002,7 @@ constexpr TableEntry kTable[] = {
     {"aten._softmax.default", importSoftmax<OpKind::Softmax>},
     {"aten.log_softmax.int", importSoftmax<OpKind::LogSoftmax>},
     {"aten._log_softmax.default", importSoftmax<OpKind::LogSoftmax>},
+    {"aten.cumsum.default", importCumsum},
     {"aten.layer_norm.default", importLayerNorm},
     {"aten.native_layer_norm.default", importLayerNorm},
     {"aten.batch_norm.default", importBatchNorm},
@@ -925,6 +1037,7 @@ constexpr TableEntry kTable[] = {
     {"aten.expand_as.default", importExpand},
     {"aten.slice.Tensor", importSlice},
     {"aten.select.int", importSelect},
+    {"aten.diff.default", importDiff},
     {"aten.squeeze.default", importSqueeze},
     {"aten.squeeze.dim", importSqueeze},
     {"aten.squeeze.dims", importSqueeze},
@@ -952,6 +1065,7 @@ constexpr TableEntry kTable[] = {
     {"aten.arange.start_step", importArange},
     {"aten.embedding.default", importEmbedding},
     {"aten.index_select.default", importIndexSelect},
+    {"aten.gather.default", importGather},
 };
 // clang-format on
 

@@ -77,6 +77,28 @@ Status softmax(OpCall &call, bool logarithm) {
   return Status::success();
 }
 
+/// cumsum along `dim`: out[.., j, ..] = in[.., 0, ..] + ... + in[.., j, ..], in double (the
+/// result's dtype rounds it afterwards).
+Status cumsum(OpCall &call) {
+  const Tensor &input = call.operand(0);
+  Tensor &output = call.result();
+  TC_TRY(expectShape(output, input.shape));
+  TC_ASSIGN_OR_RETURN(int64_t dim,
+                      normalizeDim(attr::dim(call.node), std::max<int64_t>(input.rank(), 1)));
+  RowLayout layout = rowLayout(input.shape, dim);
+  for (int64_t o = 0; o < layout.outer; ++o) {
+    for (int64_t i = 0; i < layout.inner; ++i) {
+      int64_t base = o * layout.size * layout.inner + i;
+      double total = 0.0;
+      for (int64_t j = 0; j < layout.size; ++j) {
+        total += input.data[static_cast<size_t>(base + j * layout.inner)];
+        output.data[static_cast<size_t>(base + j * layout.inner)] = total;
+      }
+    }
+  }
+  return Status::success();
+}
+
 /// layer_norm over the trailing normalized_shape dims: biased variance, optional affine.
 Status layerNorm(OpCall &call) {
   const Tensor &input = call.operand(0);
@@ -446,6 +468,8 @@ Status runNnOp(OpCall &call) {
     return softmax(call, false);
   case OpKind::LogSoftmax:
     return softmax(call, true);
+  case OpKind::Cumsum:
+    return cumsum(call);
   case OpKind::LayerNorm:
     return layerNorm(call);
   case OpKind::BatchNorm:

@@ -307,6 +307,43 @@ Status indexSelect(OpCall &call) {
   return Status::success();
 }
 
+/// gather(input, index) along dim: the result, shaped like index, takes input's element at
+/// the index along dim and the result's own position elsewhere.
+Status gatherAlong(OpCall &call) {
+  const Tensor &input = call.operand(0);
+  const Tensor &index = call.operand(1);
+  int64_t rank = input.rank();
+  TC_ASSIGN_OR_RETURN(int64_t dim,
+                      normalizeDim(attr::dim(call.node), std::max<int64_t>(rank, 1)));
+  if (index.rank() != rank)
+    return invalidInput("gather index " + shapeText(index.shape) + " and input " +
+                        shapeText(input.shape) + " differ in rank");
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != dim && index.shape[static_cast<size_t>(d)] != input.shape[static_cast<size_t>(d)])
+      return invalidInput("gather index " + shapeText(index.shape) + " differs from the input " +
+                          shapeText(input.shape) + " outside dim " + std::to_string(dim));
+  TC_TRY(expectShape(call.result(), index.shape));
+  int64_t outer = 1;
+  int64_t inner = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d < dim)
+      outer *= input.shape[static_cast<size_t>(d)];
+    if (d > dim)
+      inner *= input.shape[static_cast<size_t>(d)];
+  }
+  int64_t extent = rank == 0 ? 1 : input.shape[static_cast<size_t>(dim)];
+  int64_t count = rank == 0 ? 1 : index.shape[static_cast<size_t>(dim)];
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> positions, readIndices(index, extent));
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < count; ++j)
+      for (int64_t i = 0; i < inner; ++i) {
+        auto at = static_cast<size_t>((o * count + j) * inner + i);
+        call.result().data[at] =
+            input.data[static_cast<size_t>((o * extent + positions[at]) * inner + i)];
+      }
+  return Status::success();
+}
+
 } // namespace
 
 Status runShapeOp(OpCall &call) {
@@ -344,6 +381,8 @@ Status runShapeOp(OpCall &call) {
     return embedding(call);
   case OpKind::IndexSelect:
     return indexSelect(call);
+  case OpKind::Gather:
+    return gatherAlong(call);
   default:
     TC_CHECK(false, "not a shape op");
   }

@@ -276,6 +276,11 @@ Expected<TensorType> inferSoftmax(OpKind op, const TensorType &x, const AttrMap 
   return x;
 }
 
+Expected<TensorType> inferCumsum(const TensorType &x, const AttrMap &attrs) {
+  TC_TRY(normalizeDimWrapScalar(attr::dim(attrs), x.rank()));
+  return TensorType{ruleResultDType(OpKind::Cumsum, x.dtype, attrs), x.shape};
+}
+
 // ---- constants ----
 
 // full and arange have no operands to infer from: their declared type is the truth.
@@ -314,7 +319,7 @@ Expected<TypeList> single(Expected<TensorType> type) {
 }
 
 // Elementwise unary and binary ops are inferred by family; every other op has a case below.
-static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 38,
+static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 40,
               "ir/ops.def changed: give the new op a case in inferByOp");
 
 // Unary and binary ops by family, the others with one case per op of ir/ops.def. The operand
@@ -343,6 +348,8 @@ Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap 
   case OpKind::Softmax:
   case OpKind::LogSoftmax:
     return single(inferSoftmax(op, x, attrs));
+  case OpKind::Cumsum:
+    return single(inferCumsum(x, attrs));
   case OpKind::LayerNorm:
     return single(inferLayerNorm(operands, attrs));
   case OpKind::BatchNorm:
@@ -390,6 +397,8 @@ Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap 
     return single(inferEmbedding(x, operands[1]));
   case OpKind::IndexSelect:
     return single(inferIndexSelect(x, operands[1], attrs));
+  case OpKind::Gather:
+    return single(inferGather(x, operands[1], attrs));
   case OpKind::AtenCall:
     // An op thunderc does not compile: nothing to infer, any declared results go.
     return declared;

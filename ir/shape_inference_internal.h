@@ -81,6 +81,8 @@ Expected<TensorType> inferAttention(const TypeList &operands, const AttrMap &att
 Expected<TensorType> inferPool2d(OpKind op, const TensorType &x, const AttrMap &attrs);
 Expected<TensorType> inferAdaptiveAvgPool2d(const TensorType &x, const AttrMap &attrs);
 Expected<TensorType> inferEmbedding(const TensorType &weight, const TensorType &indices);
+Expected<TensorType> inferGather(const TensorType &x, const TensorType &index,
+                                 const AttrMap &attrs);
 Expected<TensorType> inferIndexSelect(const TensorType &x, const TensorType &indices,
                                       const AttrMap &attrs);
 

@@ -358,4 +358,19 @@ Expected<TensorType> inferIndexSelect(const TensorType &x, const TensorType &ind
   return TensorType{x.dtype, std::move(shape)};
 }
 
+Expected<TensorType> inferGather(const TensorType &x, const TensorType &index,
+                                 const AttrMap &attrs) {
+  TC_TRY(requireIndexDType(OpKind::Gather, index));
+  if (index.rank() != x.rank())
+    return invalidInput("gather index " + index.str() + " and input " + x.str() +
+                        " differ in rank");
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDimWrapScalar(attr::dim(attrs), x.rank()));
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (d != dim && index.shape[static_cast<size_t>(d)] != x.shape[static_cast<size_t>(d)])
+      return invalidInput("gather index " + index.str() + " differs from the input " + x.str() +
+                          " in dim " + std::to_string(d) + " (only dim " + std::to_string(dim) +
+                          " may)");
+  return TensorType{x.dtype, index.shape};
+}
+
 } // namespace thunderc::ir::inference

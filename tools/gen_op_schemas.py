@@ -83,6 +83,9 @@ EXTRA_OVERLOADS = [
     "copy.default",
     # Python operators on tensors in training IR: `mask_a | mask_b`, `&` (`~` exports as bitwise_not).
     "__and__.Tensor", "__or__.Tensor",
+    # Elementwise torch.min(a, b) / torch.max(a, b) (T5 clamps with min.other); diff (transformers
+    # position ids in training IR).
+    "min.other", "max.other", "diff.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

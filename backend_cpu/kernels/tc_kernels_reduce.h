@@ -1,7 +1,7 @@
 // CPU kernels for reductions over the middle axis of x viewed as [outer, extent, inner]
 // (the caller merges the reduced dims into one and the dims around them into outer/inner):
-// sum, mean, amax, amin, prod, any, var and argmax. Floating accumulation is in double,
-// integer sums and products wrap in int64.
+// sum, mean, amax, amin, prod, any, var and argmax, and the scan cumsum. Floating
+// accumulation is in double, integer sums and products wrap in int64.
 #pragma once
 
 #include <cstdint>
@@ -155,6 +155,29 @@ void argmax(const T *x, int64_t outer, int64_t extent, int64_t inner, int64_t *y
             best[i] = value;
             target[i] = j;
           }
+        }
+      }
+    }
+  }
+}
+
+/// y[o, j, i] = x[o, 0, i] + ... + x[o, j, i] (cumsum along the middle axis), accumulated as
+/// in reduce's sum (double for floating T, wrapping int64 for integers and bool, PyTorch's CPU
+/// accumulators) and converted with cast<Out> at every step. y must not overlap x.
+template <typename T, typename Out>
+void cumsum(const T *x, int64_t outer, int64_t extent, int64_t inner, Out *y) {
+  using Acc = detail::accumulator_t<T>;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i0 = 0; i0 < inner; i0 += detail::kChunk) {
+      const int64_t width = detail::min_count(detail::kChunk, inner - i0);
+      Acc acc[detail::kChunk];
+      for (int64_t i = 0; i < width; ++i)
+        acc[i] = Acc(0);
+      for (int64_t j = 0; j < extent; ++j) {
+        const int64_t offset = (o * extent + j) * inner + i0;
+        for (int64_t i = 0; i < width; ++i) {
+          acc[i] = detail::add_wrapping(acc[i], detail::widen(x[offset + i]));
+          y[offset + i] = cast<Out>(acc[i]);
         }
       }
     }

@@ -1,5 +1,5 @@
 // CPU kernels for data movement: strided gather/scatter copies (every view op, broadcast and
-// concat), tril/triu, full, arange, embedding and index_select. Buffers are contiguous
+// concat), tril/triu, full, arange, embedding, index_select and gather. Buffers are contiguous
 // row-major unless strides are given; strides and offsets count elements.
 #pragma once
 
@@ -197,6 +197,25 @@ bool index_select(const T *x, int64_t outer, int64_t extent, int64_t inner, cons
       T *target = y + (o * count + i) * inner;
       for (int64_t e = 0; e < inner; ++e)
         target[e] = source[e];
+    }
+  }
+  return true;
+}
+
+/// y[o, j, i] = x[o, index[o, j, i], i] for x viewed as [outer, extent, inner] and index and y
+/// as [outer, count, inner] (torch.gather along the middle axis). Returns false, writing
+/// nothing, if an index lies outside [0, extent) (PyTorch's gather raises for negative indices
+/// too); the first bad index's position in `index` goes to *bad_position (when not null).
+template <typename T, typename I>
+bool gather(const T *x, int64_t outer, int64_t extent, int64_t inner, const I *index,
+            int64_t count, T *y, int64_t *bad_position = nullptr) {
+  if (!detail::indices_in_range(index, outer * count * inner, extent, bad_position))
+    return false;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t j = 0; j < count; ++j) {
+      const int64_t at = (o * count + j) * inner;
+      for (int64_t i = 0; i < inner; ++i)
+        y[at + i] = x[(o * extent + static_cast<int64_t>(index[at + i])) * inner + i];
     }
   }
   return true;

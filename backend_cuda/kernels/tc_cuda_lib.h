@@ -5,8 +5,9 @@
 // host compiler against the CUDA emulation (TC_CUDA_EMULATE) in CI. One header per family:
 //   tc_cuda_lib_common.h     exec, result, check, shared device helpers
 //   tc_cuda_lib_shape.h      copy, strided_copy/strided_store, triangle, fill, arange,
-//                            embedding, index_select
-//   tc_cuda_lib_reduce.h     reduce (sum/mean/amax/amin/prod), reduce_any, variance, argmax
+//                            embedding, index_select, gather
+//   tc_cuda_lib_reduce.h     reduce (sum/mean/amax/amin/prod), reduce_any, variance, argmax,
+//                            cumsum
 //   tc_cuda_lib_nn.h         softmax, layer_norm, batch_norm
 //   tc_cuda_lib_pool.h       max_pool2d, avg_pool2d, adaptive_avg_pool2d
 //   tc_cuda_lib_linalg.h     gemm (cuBLAS, tiled for integers), conv2d

@@ -1,5 +1,6 @@
 // tcg reductions over the middle axis of x viewed as [outer, extent, inner] (sum, mean, amax,
-// amin, prod, any, var, argmax), the CUDA twins of tc_kernels_reduce.h, and the row framework
+// amin, prod, any, var, argmax) and the scan cumsum, the CUDA twins of tc_kernels_reduce.h, and
+// the row framework
 // that softmax and layer_norm (tc_cuda_lib_nn.h) share:
 //   inner == 1: a warp per row (short rows, or many rows of <= 1024) or a whole block,
 //               lanes striding the row;
@@ -298,6 +299,24 @@ template <typename T> struct variance_work {
   }
 };
 
+/// One thread per (o, i) line of x [outer, extent, inner], scanning it in order: adjacent
+/// threads take adjacent i, so the reads of each step coalesce when inner is large.
+template <typename T, typename Out>
+__global__ void __launch_bounds__(kThreads)
+    cumsum_kernel(const T *__restrict__ x, int64_t extent, int64_t inner, int64_t lines,
+                  Out *__restrict__ y) {
+  using A = tc::cuda::accumulator_t<T>;
+  for (int64_t line = tc::cuda::global_thread(); line < lines; line += tc::cuda::grid_threads()) {
+    const int64_t o = line / inner;
+    const int64_t base = o * extent * inner + (line - o * inner);
+    A total = A(0);
+    for (int64_t j = 0; j < extent; ++j) {
+      total = tc::cuda::sum_op::combine(total, tc::cast<A>(x[base + j * inner]));
+      y[base + j * inner] = tc::cast<Out>(total);
+    }
+  }
+}
+
 } // namespace detail
 
 /// tc::reduce: y[o, i] = the `kind` reduction of x[o, :, i], converted with cast<Out>. Floating
@@ -350,6 +369,21 @@ result argmax(const exec &ex, const T *x, int64_t outer, int64_t extent, int64_t
               int64_t *y) {
   return detail::fold(ex, x, outer, extent, inner, y, detail::argmax_reducer<T>{},
                       detail::index_finish{});
+}
+
+/// tc::cumsum: y[o, j, i] = x[o, 0, i] + ... + x[o, j, i], accumulated in double (floating T)
+/// or wrapping int64 and converted at every step, like the CPU kernel; a thread scans each
+/// line sequentially. y must not overlap x.
+template <typename T, typename Out>
+result cumsum(const exec &ex, const T *x, int64_t outer, int64_t extent, int64_t inner,
+              Out *y) {
+  const int64_t lines = outer * inner;
+  if (lines <= 0 || extent <= 0)
+    return result{};
+  TC_LAUNCH(detail::blocks_for(lines), detail::kThreads, 0, ex.stream,
+            detail::cumsum_kernel<T, Out>)
+  (x, extent, inner, lines, y);
+  return detail::launched();
 }
 
 } // namespace tcg

@@ -1,5 +1,6 @@
 // tcg data movement: copy, strided gather/scatter copies (every view op, broadcast and concat),
-// tril/triu, full, arange, embedding and index_select; the CUDA twins of tc_kernels_shape.h.
+// tril/triu, full, arange, embedding, index_select and gather; the CUDA twins of
+// tc_kernels_shape.h.
 // Copies that turn out contiguous become cudaMemcpyAsync; the rest move 16-byte vectors when
 // rows and pointers allow, else elements, with 32-bit index arithmetic when the size fits.
 #pragma once
@@ -220,6 +221,31 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+/// One thread per element of y [outer, count, inner] = x[o, index[o, j, i], i]; a bad index
+/// gives 0 and is recorded like gather_rows_kernel's.
+template <typename T, typename I>
+__global__ void __launch_bounds__(kThreads)
+    gather_kernel(const T *__restrict__ x, int64_t extent, int64_t count, int64_t inner,
+                  const I *__restrict__ index, int64_t total, T *__restrict__ y,
+                  gather_error *error, int site) {
+  for (int64_t k = tc::cuda::global_thread(); k < total; k += tc::cuda::grid_threads()) {
+    const int64_t i = k % inner;
+    const int64_t o = k / (count * inner);
+    const auto selected = static_cast<int64_t>(ldg(index + k));
+    if (selected < 0 || selected >= extent) {
+      y[k] = T{};
+      if (error && atomicCAS(&error->flag, 0, 1) == 0) {
+        error->site = site;
+        error->position = static_cast<long long>(k);
+        error->value = static_cast<long long>(selected);
+        error->extent = static_cast<long long>(extent);
+      }
+      continue;
+    }
+    y[k] = ldg(x + (o * extent + selected) * inner + i);
+  }
+}
+
 template <typename V, typename I>
 result launch_gather_rows(const exec &ex, const V *x, int64_t outer, int64_t extent, int64_t inner,
                           const I *index, int64_t count, V *y) {
@@ -338,6 +364,20 @@ template <typename T, typename I>
 result index_select(const exec &ex, const T *x, int64_t outer, int64_t extent, int64_t inner,
                     const I *index, int64_t count, T *y) {
   return detail::gather_rows(ex, x, outer, extent, inner, index, count, y);
+}
+
+/// tc::gather: y[o, j, i] = x[o, index[o, j, i], i] for x [outer, extent, inner] and index
+/// and y [outer, count, inner]; out-of-range indices as in embedding (the element becomes 0).
+template <typename T, typename I>
+result gather(const exec &ex, const T *x, int64_t outer, int64_t extent, int64_t inner,
+              const I *index, int64_t count, T *y) {
+  const int64_t total = outer * count * inner;
+  if (total <= 0)
+    return result{};
+  TC_LAUNCH(detail::blocks_for(total), detail::kThreads, 0, ex.stream,
+            detail::gather_kernel<T, I>)
+  (x, extent, count, inner, index, total, y, ex.error, ex.error_site);
+  return detail::launched();
 }
 
 } // namespace tcg

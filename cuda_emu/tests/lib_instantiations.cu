@@ -14,7 +14,9 @@
   template tcg::result tcg::embedding<T, I>(TCG_EXEC, const T *, int64_t, int64_t, const I *,      \
                                             int64_t, T *);                                         \
   template tcg::result tcg::index_select<T, I>(TCG_EXEC, const T *, int64_t, int64_t, int64_t,     \
-                                               const I *, int64_t, T *);
+                                               const I *, int64_t, T *);                           \
+  template tcg::result tcg::gather<T, I>(TCG_EXEC, const T *, int64_t, int64_t, int64_t,           \
+                                         const I *, int64_t, T *);
 
 // Data movement, reductions, max pooling and GEMM: every element type.
 #define TCG_INSTANTIATE_MOVEMENT(T)                                                                \
@@ -33,6 +35,7 @@
   template tcg::result tcg::reduce<T, T>(TCG_EXEC, tcg::reduce_kind, const T *, int64_t, int64_t,  \
                                          int64_t, T *);                                            \
   template tcg::result tcg::argmax<T>(TCG_EXEC, const T *, int64_t, int64_t, int64_t, int64_t *);  \
+  template tcg::result tcg::cumsum<T, T>(TCG_EXEC, const T *, int64_t, int64_t, int64_t, T *);     \
   template tcg::result tcg::max_pool2d<T>(TCG_EXEC, const T *, int64_t, int64_t, int64_t, int64_t, \
                                           int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,    \
                                           int64_t, int64_t, T *, int64_t, int64_t);                \
@@ -66,7 +69,8 @@
 // Reductions whose result type differs from the operand's.
 #define TCG_INSTANTIATE_REDUCE_INTO(T, Out)                                                        \
   template tcg::result tcg::reduce<T, Out>(TCG_EXEC, tcg::reduce_kind, const T *, int64_t,         \
-                                           int64_t, int64_t, Out *);
+                                           int64_t, int64_t, Out *);                               \
+  template tcg::result tcg::cumsum<T, Out>(TCG_EXEC, const T *, int64_t, int64_t, int64_t, Out *);
 
 TCG_INSTANTIATE_FLOATING(float)
 TCG_INSTANTIATE_FLOATING(double)

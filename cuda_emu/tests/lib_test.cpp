@@ -2,7 +2,8 @@
 // emulation of CUDA: data movement, gathers and reductions against the CPU library functions
 // of the same names (tc_kernels.h) on pseudo-random inputs with odd sizes, permuted, sliced and
 // broadcast views, both reduction layouts, NaN and tie rules, every fast path and the error
-// and limit results. The NN ops, GEMM, convolution and attention are in lib_nn_test.cpp.
+// and limit results, and the cumsum scan. The NN ops, GEMM, convolution and attention are in
+// lib_nn_test.cpp.
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -199,6 +200,46 @@ TEST_CASE("tcg::index_select and tcg::embedding") {
   CHECK(context.errorFlag() == 0);
 }
 
+template <typename T, typename I> void checkGather(int64_t outer, int64_t inner) {
+  Context context;
+  const int64_t extent = 11, count = 7;
+  const Array<T> table = randomArray<T>(outer * extent * inner, -4, 4, 19);
+  const Array<I> index = randomArray<I>(outer * count * inner, 0, extent, 23);
+  Array<T> want(outer * count * inner);
+  REQUIRE(tc::gather(table.data(), outer, extent, inner, index.data(), count, want.data()));
+  Buffer<T> x(table), y(want.size());
+  Buffer<I> indices(index);
+  REQUIRE_OK(
+      tcg::gather(context.ex, x.data(), outer, extent, inner, indices.data(), count, y.data()));
+  expectEqual(y.read(), want);
+  CHECK(context.errorFlag() == 0);
+}
+
+TEST_CASE("tcg::gather: along a dim; an out-of-range index sets the error flag") {
+  checkGather<float, int64_t>(3, 8);
+  checkGather<tc::half, int32_t>(1, 5);
+  checkGather<int64_t, int64_t>(4, 1);
+  checkGather<bool, int64_t>(2, 300);
+  Context context;
+  const Array<float> table = randomArray<float>(2 * 3, -1, 1, 29);
+  Array<int64_t> index(2 * 2);
+  index[0] = 0;
+  index[1] = 2;
+  index[2] = 1;
+  index[3] = 3; // out of [0, 3)
+  Buffer<float> x(table), y(4);
+  Buffer<int64_t> indices(index);
+  context.ex.error_site = 4;
+  REQUIRE_OK(tcg::gather(context.ex, x.data(), 1, 3, 2, indices.data(), 2, y.data()));
+  const tcg::gather_error record = context.gatherError();
+  CHECK(record.flag == 1);
+  CHECK(record.site == 4);
+  CHECK(record.position == 3);
+  CHECK(record.value == 3);
+  CHECK(record.extent == 3);
+  CHECK(y.read()[3] == 0.0f);
+}
+
 TEST_CASE("tcg::embedding: an out-of-range index zeroes its row and sets the error flag") {
   for (int32_t bad : {11, -1}) {
     Context context;
@@ -292,6 +333,31 @@ TEST_CASE("tcg::reduce: every kind, both layouts, NaN, empty extents") {
   checkReduce<int32_t, int64_t>(false); // wrapping int64 sums and products
   checkReduce<int8_t, int8_t>(false);
   checkReduce<bool, int64_t>(false);
+}
+
+template <typename T, typename Out> void checkCumsum() {
+  for (const ReduceShape &shape : kReduceShapes) {
+    CAPTURE(shape.extent);
+    CAPTURE(shape.inner);
+    Context context;
+    const int64_t count = shape.outer * shape.extent * shape.inner;
+    const Array<T> input = randomArray<T>(count, -3, 3, 53);
+    Array<Out> want(count);
+    tc::cumsum(input.data(), shape.outer, shape.extent, shape.inner, want.data());
+    Buffer<T> x(input);
+    Buffer<Out> y(count);
+    REQUIRE_OK(
+        tcg::cumsum(context.ex, x.data(), shape.outer, shape.extent, shape.inner, y.data()));
+    expectEqual(y.read(), want); // the same sequential order: bit-identical
+  }
+}
+
+TEST_CASE("tcg::cumsum: both layouts, integers into int64, empty extents") {
+  checkCumsum<float, float>();
+  checkCumsum<tc::half, tc::half>();
+  checkCumsum<double, double>();
+  checkCumsum<int32_t, int64_t>();
+  checkCumsum<bool, int64_t>();
 }
 
 template <typename T> void checkArgmaxAndAny(double low, double high) {

@@ -294,6 +294,22 @@ TEST_CASE("interpreter: argmax takes the first maximum and NaN as the maximum") 
               {3, kNaN, 0});
 }
 
+TEST_CASE("interpreter: cumsum runs along one dim; integers and bool sum into i64") {
+  HostTensor x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  CHECK(evalOp(OpKind::Cumsum, {x}, typeOf(DType::F32, {2, 3}), attrs({{"dim", int64_t{1}}})) ==
+        std::vector<double>{1, 3, 6, 4, 9, 15});
+  CHECK(evalOp(OpKind::Cumsum, {x}, typeOf(DType::F32, {2, 3}), attrs({{"dim", int64_t{-2}}})) ==
+        std::vector<double>{1, 2, 3, 5, 7, 9});
+  CHECK(evalOp(OpKind::Cumsum, {makeTensor(DType::Bool, {4}, {1, 0, 1, 1})},
+               typeOf(DType::I64, {4}), attrs({{"dim", int64_t{0}}})) ==
+        std::vector<double>{1, 1, 2, 3});
+  CHECK(evalOp(OpKind::Cumsum, {f32({}, {2.5})}, typeOf(DType::F32, {}),
+               attrs({{"dim", int64_t{0}}})) == std::vector<double>{2.5});
+  CHECK(contains(opError(OpKind::Cumsum, {x}, typeOf(DType::F32, {2, 3}),
+                         attrs({{"dim", int64_t{2}}})),
+                 "out of range"));
+}
+
 TEST_CASE("interpreter: reshape, permute, expand, squeeze, unsqueeze") {
   std::vector<double> ramp;
   for (int i = 0; i < 24; ++i)
@@ -367,6 +383,22 @@ TEST_CASE("interpreter: slice, select, concat, split, tril, triu") {
         std::vector<double>{0, 0, 0, 0, 4, 0, 0, 0, 8, 9, 0, 0});
   CHECK(evalOp(OpKind::Triu, {square}, out, attrs({{"diagonal", int64_t{1}}})) ==
         std::vector<double>{0, 1, 2, 3, 0, 0, 6, 7, 0, 0, 0, 11});
+}
+
+TEST_CASE("interpreter: gather picks along dim and refuses bad indices") {
+  HostTensor x = f32({2, 3}, {0, 1, 2, 10, 11, 12});
+  CHECK(evalOp(OpKind::Gather, {x, makeTensor(DType::I64, {2, 2}, {2, 0, 1, 1})},
+               typeOf(DType::F32, {2, 2}), attrs({{"dim", int64_t{1}}})) ==
+        std::vector<double>{2, 0, 11, 11});
+  CHECK(evalOp(OpKind::Gather, {x, makeTensor(DType::I32, {1, 3}, {1, 0, 1})},
+               typeOf(DType::F32, {1, 3}), attrs({{"dim", int64_t{0}}})) ==
+        std::vector<double>{10, 1, 12});
+  CHECK(contains(opError(OpKind::Gather, {x, makeTensor(DType::I64, {2, 1}, {0, 3})},
+                         typeOf(DType::F32, {2, 1}), attrs({{"dim", int64_t{1}}})),
+                 "index 3 is out of range for size 3"));
+  CHECK(contains(opError(OpKind::Gather, {x, makeTensor(DType::I64, {2, 1}, {-1, 0})},
+                         typeOf(DType::F32, {2, 1}), attrs({{"dim", int64_t{1}}})),
+                 "index -1 is out of range"));
 }
 
 TEST_CASE("interpreter: full, arange, embedding and index_select") {

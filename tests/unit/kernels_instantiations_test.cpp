@@ -28,9 +28,14 @@
                                              const int64_t *, int64_t, T *, int64_t *);            \
   template bool tc::index_select<T, int32_t>(const T *, int64_t, int64_t, int64_t,                 \
                                              const int32_t *, int64_t, T *, int64_t *);            \
+  template bool tc::gather<T, int64_t>(const T *, int64_t, int64_t, int64_t, const int64_t *,      \
+                                       int64_t, T *, int64_t *);                                   \
+  template bool tc::gather<T, int32_t>(const T *, int64_t, int64_t, int64_t, const int32_t *,      \
+                                       int64_t, T *, int64_t *);                                   \
   template void tc::reduce_any<T>(const T *, int64_t, int64_t, int64_t, bool *);                   \
   template void tc::reduce<T, T>(tc::reduce_kind, const T *, int64_t, int64_t, int64_t, T *);      \
   template void tc::argmax<T>(const T *, int64_t, int64_t, int64_t, int64_t *);                    \
+  template void tc::cumsum<T, T>(const T *, int64_t, int64_t, int64_t, T *);                       \
   template void tc::max_pool2d<T>(const T *, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, \
                                   int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, T *,       \
                                   int64_t, int64_t);                                               \
@@ -117,6 +122,8 @@ template void tc::reduce<int32_t, int64_t>(tc::reduce_kind, const int32_t *, int
                                            int64_t, int64_t *);
 template void tc::reduce<bool, int64_t>(tc::reduce_kind, const bool *, int64_t, int64_t, int64_t,
                                         int64_t *);
+template void tc::cumsum<int32_t, int64_t>(const int32_t *, int64_t, int64_t, int64_t, int64_t *);
+template void tc::cumsum<bool, int64_t>(const bool *, int64_t, int64_t, int64_t, int64_t *);
 
 // cast between every pair of element types (implicit instantiation through calls).
 namespace {

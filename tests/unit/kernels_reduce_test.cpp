@@ -1,6 +1,6 @@
 // Tests of the kernel library's reductions and row-wise composites
 // (backend_cpu/kernels/tc_kernels_reduce.h, tc_kernels_nn.h) against the reference
-// interpreter: sum/mean/amax/amin/prod/any/var/argmax, softmax and log_softmax, layer_norm,
+// interpreter: sum/mean/amax/amin/prod/any/var/argmax, cumsum, softmax and log_softmax, layer_norm,
 // batch_norm and attention (masks, causal, fully masked rows).
 #include "kernels_test_util.h"
 
@@ -230,6 +230,37 @@ TEST_CASE_TEMPLATE("kernels: softmax and log_softmax match the interpreter", T, 
   std::vector<T> y(3);
   tc::softmax(infinite.data(), 1, 3, 1, false, y.data());
   CHECK(std::isnan(tc::cast<double>(y[0])));
+}
+
+TEST_CASE_TEMPLATE("kernels: cumsum matches the interpreter", T, float, double, tc::half,
+                   tc::bfloat16) {
+  DType dtype = dtypeOf<T>();
+  for (auto [shape, dim] : std::vector<std::pair<std::vector<int64_t>, int64_t>>{
+           {{4, 7}, 1}, {{4, 7}, 0}, {{2, 3, 5}, 1}, {{2, 3, 140}, 1}, {{9}, 0}, {{3, 1}, 1},
+           {{2, 0, 3}, 2}, {{2, 0, 3}, 1}, {{3, 4}, -1}}) {
+    HostTensor input = randomTensor(dtype, shape, 85, -2, 2);
+    int64_t d = dim < 0 ? dim + static_cast<int64_t>(shape.size()) : dim;
+    Split split = splitAround(shape, d, d);
+    std::vector<T> x = typedOf<T>(input);
+    std::vector<double> expected = interpretOp(OpKind::Cumsum, {input}, attrs({{"dim", dim}}));
+    std::vector<T> y(expected.size());
+    tc::cumsum(x.data(), split.outer, split.extent, split.inner, y.data());
+    INFO(dtypeName(dtype) << " cumsum " << shapeString(shape) << " dim " << dim);
+    checkValues(doublesOf(y), expected, toleranceFor(dtype));
+  }
+}
+
+TEST_CASE("kernels: cumsum of integers and bool is exact int64 and wraps") {
+  std::vector<int32_t> x = {1, -2, 3, 4, 5, 6}; // [2, 3]
+  int64_t y[6];
+  tc::cumsum(x.data(), 1, 2, 3, y); // along dim 0
+  CHECK(std::vector<int64_t>(y, y + 6) == std::vector<int64_t>{1, -2, 3, 5, 3, 9});
+  bool flags[] = {true, false, true, true};
+  tc::cumsum(flags, 1, 4, 1, y);
+  CHECK(std::vector<int64_t>(y, y + 4) == std::vector<int64_t>{1, 1, 2, 3});
+  std::vector<int64_t> big = {INT64_MAX, 1};
+  tc::cumsum(big.data(), 1, 2, 1, y);
+  CHECK(y[1] == INT64_MIN);
 }
 
 TEST_CASE_TEMPLATE("kernels: layer_norm and batch_norm match the interpreter", T, float, double,

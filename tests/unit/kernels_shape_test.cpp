@@ -303,7 +303,68 @@ template <typename T, typename I> void checkGathers() {
   }
 }
 
+template <typename T, typename I> void checkGatherAlong() {
+  DType dtype = dtypeOf<T>();
+  DType indexType = dtypeOf<I>();
+  HostTensor input = randomTensor(dtype, {3, 4, 5}, 43, -5, 5);
+  std::vector<T> x = typedOf<T>(input);
+  for (int64_t dim : {0, 1, 2, -1}) {
+    int64_t d = dim < 0 ? dim + 3 : dim;
+    int64_t extent = input.shape[static_cast<size_t>(d)];
+    struct {
+      int64_t outer = 1, inner = 1;
+    } split;
+    for (int64_t k = 0; k < 3; ++k) {
+      if (k < d)
+        split.outer *= input.shape[static_cast<size_t>(k)];
+      if (k > d)
+        split.inner *= input.shape[static_cast<size_t>(k)];
+    }
+    for (int64_t count : {int64_t{1}, int64_t{6}, int64_t{0}}) {
+      std::vector<int64_t> shape = input.shape;
+      shape[static_cast<size_t>(d)] = count;
+      std::vector<double> positions = randomValues(numelOf(shape), 44, 0, extent);
+      for (double &position : positions)
+        position = std::floor(position);
+      HostTensor index = makeTensor(indexType, shape, positions);
+      std::vector<double> expected =
+          interpretOp(OpKind::Gather, {input, index}, attrs({{"dim", dim}}));
+      std::vector<I> typedIndex = typedOf<I>(index);
+      std::vector<T> y(expected.size());
+      INFO("gather dim " << dim << " count " << count);
+      CHECK(tc::gather(x.data(), split.outer, extent, split.inner, typedIndex.data(), count,
+                       y.data()));
+      checkValues(doublesOf(y), expected, 0.0);
+    }
+    for (double bad : {static_cast<double>(extent), -1.0}) {
+      std::vector<int64_t> shape = input.shape;
+      shape[static_cast<size_t>(d)] = 1;
+      std::vector<double> positions(static_cast<size_t>(numelOf(shape)), 0.0);
+      positions[5] = bad;
+      HostTensor index = makeTensor(indexType, shape, positions);
+      CHECK(contains(opError(OpKind::Gather, {input, index}, typeOf(dtype, shape),
+                             attrs({{"dim", dim}})),
+                     "out of range"));
+      std::vector<I> typedIndex = typedOf<I>(index);
+      std::vector<T> y(positions.size(), tc::cast<T>(-42.0));
+      int64_t position = -1;
+      CHECK_FALSE(tc::gather(x.data(), split.outer, extent, split.inner, typedIndex.data(), 1,
+                             y.data(), &position));
+      CHECK(position == 5);
+      for (const T &value : y)
+        CHECK(tc::cast<double>(value) == -42.0);
+    }
+  }
+}
+
 } // namespace
+
+TEST_CASE("kernels: gather along a dim matches the interpreter and rejects bad indices") {
+  checkGatherAlong<float, int64_t>();
+  checkGatherAlong<tc::bfloat16, int64_t>();
+  checkGatherAlong<int64_t, int32_t>();
+  checkGatherAlong<double, int32_t>();
+}
 
 TEST_CASE("kernels: embedding and index_select gather like the interpreter and reject bad "
           "indices") {

@@ -280,6 +280,10 @@ std::vector<Example> examples() {
   list.push_back({OpKind::Embedding, {"f32[1000,64]", "i64[2,?s0]"}, {}, {}, "f32[2,?s0,64]"});
   list.push_back(
       {OpKind::IndexSelect, {"f32[5,4]", "i32[3]"}, attrs({{"dim", intAttr(0)}}), {}, "f32[3,4]"});
+  list.push_back(
+      {OpKind::Gather, {"f16[5,4]", "i64[7,4]"}, attrs({{"dim", intAttr(0)}}), {}, "f16[7,4]"});
+  list.push_back(
+      {OpKind::Cumsum, {"i32[?s0,3]"}, attrs({{"dim", intAttr(-1)}}), {}, "i64[?s0,3]"});
   list.push_back({OpKind::AtenCall,
                   {"f32[2]"},
                   attrs({{"target", std::string("aten.foo.default")}}),
@@ -781,6 +785,25 @@ TEST_CASE("tril, triu, full, arange and aten_call") {
   CHECK(infer(OpKind::Arange, {}, attrs({{"start", 0.0}, {"step", 0.0}}), {"f32[4]"}) ==
         "error: arange step must not be zero");
   CHECK(infer(OpKind::AtenCall, {}, attrs({{"target", std::string("aten.foo.default")}})) == "");
+}
+
+TEST_CASE("cumsum and gather") {
+  auto contains = [](const std::string &text, const std::string &part) {
+    return text.find(part) != std::string::npos;
+  };
+  CHECK(infer(OpKind::Cumsum, {"bool[4]"}, attrs({{"dim", intAttr(0)}})) == "i64[4]");
+  CHECK(infer(OpKind::Cumsum, {"bf16[]"}, attrs({{"dim", intAttr(-1)}})) == "bf16[]");
+  CHECK(contains(infer(OpKind::Cumsum, {"f32[2,3]"}, attrs({{"dim", intAttr(2)}})),
+                 "out of range"));
+  CHECK(infer(OpKind::Gather, {"f32[5,4]", "i32[5,?s0]"}, attrs({{"dim", intAttr(-1)}})) ==
+        "f32[5,?s0]");
+  CHECK(infer(OpKind::Gather, {"f32[5,4]", "i64[3,4]"}, attrs({{"dim", intAttr(1)}})) ==
+        "error: gather index i64[3,4] differs from the input f32[5,4] in dim 0 (only dim 1 "
+        "may)");
+  CHECK(contains(infer(OpKind::Gather, {"f32[5,4]", "i64[5]"}, attrs({{"dim", intAttr(0)}})),
+                 "differ in rank"));
+  CHECK(contains(infer(OpKind::Gather, {"f32[5,4]", "f32[5,4]"}, attrs({{"dim", intAttr(0)}})),
+                 "gather"));
 }
 
 TEST_CASE("embedding and index_select") {
