@@ -178,8 +178,7 @@ std::string goldenTestCmake(const BundleOptions &options, bool hasGolden) {
 Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
                    const BundleOptions &options, TargetBackend &backend,
                    const std::string &outDir) {
-  EmitOptions emitOptions{options.name, options.sourceName, backend.target(),
-                          options.allowTf32};
+  EmitOptions emitOptions{options.name, options.sourceName, options.allowTf32};
   TC_ASSIGN_OR_RETURN(auto files, emitModelSources(graph, emitOptions, backend));
   TC_ASSIGN_OR_RETURN(std::vector<uint8_t> weightsBytes, weightsFile(graph, weights));
   files["weights.bin"] = std::string(weightsBytes.begin(), weightsBytes.end());

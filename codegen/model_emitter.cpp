@@ -507,7 +507,6 @@ void openEntryPoint(CodeWriter &code, const std::string &signature, const std::s
 Expected<std::map<std::string, std::string>> emitModelSources(const ir::Graph &graph,
                                                               const EmitOptions &options,
                                                               TargetBackend &backend) {
-  TC_CHECK(backend.target() == options.target, "the backend is not the options' target");
   return ModelEmitter(graph, options, backend).run();
 }
 

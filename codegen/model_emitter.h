@@ -15,7 +15,6 @@ namespace thunderc::codegen {
 struct EmitOptions {
   std::string name;       ///< C identifier used for files, symbols and targets ("mlp")
   std::string sourceName; ///< the input file, quoted in generated comments (basename only)
-  Target target = Target::Cpu;
   bool allowTf32 = false; ///< CUDA: fp32 GEMMs/convolutions may use TF32 tensor cores
 };
 
@@ -24,7 +23,7 @@ struct EmitOptions {
 /// Unsupported (ErrorKind::Unsupported) when the graph still holds aten_call nodes (every
 /// such node is listed with its source line, one per line), when a symbol cannot be bound
 /// from a plain input dim, or when an op's attributes are outside what the kernels handle.
-/// `backend` (whose target is options.target) writes the target's parts; see target_backend.h.
+/// `backend` writes the target's parts; see target_backend.h.
 Expected<std::map<std::string, std::string>> emitModelSources(const ir::Graph &graph,
                                                               const EmitOptions &options,
                                                               TargetBackend &backend);

@@ -1,4 +1,5 @@
 """Fixtures for end-to-end bundle tests: thunderc, the zoo, and a bundle builder."""
+import json
 import os
 import subprocess
 import sys
@@ -33,6 +34,37 @@ def build_bundle(out_dir, extra=()):
          "-DTHUNDERC_BUNDLE_WERROR=ON", *extra])
     run(["cmake", "--build", build, "-j", str(os.cpu_count() or 2)])
     return build
+
+
+def exported_models(root):
+    """The models export_zoo.py wrote under `root` (folders with a manifest.json), sorted."""
+    if not os.path.isdir(root):
+        return []
+    return sorted(name for name in os.listdir(root)
+                  if os.path.isfile(os.path.join(root, name, "manifest.json")))
+
+
+def read_manifest(root, model):
+    with open(os.path.join(root, model, "manifest.json")) as f:
+        return json.load(f)
+
+
+def check_cases(runner, model_dir, cases, tmp_path, label, compare, load_npy):
+    """Runs every manifest case through a bundle's runner and checks each output with
+    `compare` (the tolerance policy); returns {(case, output index): output tensor}."""
+    outputs_by_case = {}
+    for case in cases:
+        outputs = [str(tmp_path / f"{case['name']}_{i}.npy") for i in range(len(case["expected"]))]
+        run([runner, "--inputs", *[os.path.join(model_dir, p) for p in case["inputs"]],
+             "--outputs", *outputs])
+        for i, path in enumerate(outputs):
+            actual = load_npy(path)
+            outputs_by_case[(case["name"], i)] = actual
+            ok, err, how = compare(actual, load_npy(os.path.join(model_dir, case["expected"][i])),
+                                   load_npy(os.path.join(model_dir, case["expected_fp64"][i])))
+            print(f"{label} {case['name']} output {i}: max error {err:.3g} ({how})")
+            assert ok, f"{label} {case['name']} output {i}: max error {err:.3g} ({how})"
+    return outputs_by_case
 
 
 @pytest.fixture(scope="session")

@@ -4,13 +4,13 @@ run through its runner and golden test, and compared with PyTorch eager
 (tests/golden/tolerances.py); -O2 outputs are also compared with -O0's. Also: the consumer
 project, determinism, atomic output."""
 import filecmp
-import json
 import os
 import time
 
 import pytest
 
-from conftest import ZOO_DIR, build_bundle, compile_bundle, run
+from conftest import (ZOO_DIR, build_bundle, check_cases, compile_bundle, exported_models,
+                      read_manifest, run)
 from tolerances import compare, load_npy
 
 LEVELS = ["train", "core"]
@@ -21,15 +21,11 @@ OUTPUTS = {}
 
 
 def zoo_models():
-    if not os.path.isdir(ZOO_DIR):
-        return []
-    return sorted(name for name in os.listdir(ZOO_DIR)
-                  if os.path.isfile(os.path.join(ZOO_DIR, name, "manifest.json")))
+    return exported_models(ZOO_DIR)
 
 
 def manifest(model):
-    with open(os.path.join(ZOO_DIR, model, "manifest.json")) as f:
-        return json.load(f)
+    return read_manifest(ZOO_DIR, model)
 
 
 @pytest.mark.parametrize("model,level,opt", [(m, l, o) for m in zoo_models() for l, o in CONFIGS])
@@ -45,17 +41,10 @@ def test_bundle_matches_eager(thunderc, tmp_path, model, level, opt):
     # The bundle's own golden test (CTest) passes.
     run(["ctest", "--test-dir", build, "--output-on-failure"])
     # Every case through the runner, compared here with the shared tolerance policy.
-    runner = os.path.join(build, f"{model}_run")
-    for case in info["cases"]:
-        outputs = [str(tmp_path / f"{case['name']}_{i}.npy") for i in range(len(case["expected"]))]
-        run([runner, "--inputs", *[os.path.join(model_dir, p) for p in case["inputs"]],
-             "--outputs", *outputs])
-        for i, path in enumerate(outputs):
-            OUTPUTS[(model, level, opt, case["name"], i)] = load_npy(path)
-            ok, err, how = compare(load_npy(path), load_npy(os.path.join(model_dir, case["expected"][i])),
-                                   load_npy(os.path.join(model_dir, case["expected_fp64"][i])))
-            print(f"{model} {level} {opt} {case['name']} output {i}: max error {err:.3g} ({how})")
-            assert ok, f"{model} {level} {opt} {case['name']} output {i}: max error {err:.3g} ({how})"
+    outputs = check_cases(os.path.join(build, f"{model}_run"), model_dir, info["cases"],
+                          tmp_path, f"{model} {level} {opt}", compare, load_npy)
+    for (case, i), output in outputs.items():
+        OUTPUTS[(model, level, opt, case, i)] = output
 
 
 @pytest.mark.parametrize("model", zoo_models())

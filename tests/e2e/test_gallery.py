@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from conftest import THUNDERC, build_bundle, compile_bundle, run
+from conftest import (THUNDERC, build_bundle, check_cases, compile_bundle, exported_models,
+                      read_manifest, run)
 from tolerances import compare, load_npy
-import json
 
 GALLERY_DIR = os.environ.get("THUNDERC_GALLERY_DIR", "build/gallery")
 
@@ -40,15 +40,11 @@ for _llm in ("hf_gpt2", "hf_llama", "hf_mistral", "hf_qwen2", "hf_phi3", "hf_gem
 
 
 def gallery_models():
-    if not os.path.isdir(GALLERY_DIR):
-        return []
-    return sorted(name for name in os.listdir(GALLERY_DIR)
-                  if os.path.isfile(os.path.join(GALLERY_DIR, name, "manifest.json")))
+    return exported_models(GALLERY_DIR)
 
 
 def manifest(model):
-    with open(os.path.join(GALLERY_DIR, model, "manifest.json")) as f:
-        return json.load(f)
+    return read_manifest(GALLERY_DIR, model)
 
 
 def refused_ops(pt2):
@@ -63,18 +59,8 @@ def refused_ops(pt2):
 
 
 def check_outputs(build, model, info, tmp_path, label):
-    runner = os.path.join(build, f"{model}_run")
-    model_dir = os.path.join(GALLERY_DIR, model)
-    for case in info["cases"]:
-        outputs = [str(tmp_path / f"{case['name']}_{i}.npy") for i in range(len(case["expected"]))]
-        run([runner, "--inputs", *[os.path.join(model_dir, p) for p in case["inputs"]],
-             "--outputs", *outputs])
-        for i, path in enumerate(outputs):
-            ok, err, how = compare(load_npy(path),
-                                   load_npy(os.path.join(model_dir, case["expected"][i])),
-                                   load_npy(os.path.join(model_dir, case["expected_fp64"][i])))
-            print(f"{label} {case['name']} output {i}: max error {err:.3g} ({how})")
-            assert ok, f"{label} {case['name']} output {i}: max error {err:.3g} ({how})"
+    check_cases(os.path.join(build, f"{model}_run"), os.path.join(GALLERY_DIR, model),
+                info["cases"], tmp_path, label, compare, load_npy)
 
 
 @pytest.mark.parametrize("model,level", [(m, l) for m in gallery_models()
