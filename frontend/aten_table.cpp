@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "frontend/node_importer.h"
+#include "ir/shape_inference.h"
 
 namespace thunderc::frontend {
 namespace {
@@ -928,6 +929,153 @@ Status importGather(NodeImport &node) {
   return emitOne(node, OpKind::Gather, {self, index}, std::move(attrs));
 }
 
+// ---- advanced indexing ----
+
+// A 0-d i64 tensor holding `size`: a constant for a static dim; for a symbolic one, the sum
+// of a ones vector of that length (the IR has no op that reads a symbol's value).
+Value *sizeTensor(NodeImport &node, const ir::Dim &size) {
+  if (size.isStatic())
+    return node.scalarConstant(static_cast<double>(size.value()), DType::I64);
+  AttrMap one;
+  one.set("value", 1.0);
+  Value *ones = node.emitTemp(OpKind::Full, {}, ir::TensorType{DType::I64, {size}}, std::move(one));
+  AttrMap all;
+  all.set("dims", std::vector<int64_t>{0});
+  all.set("keepdim", false);
+  return node.emitTemp(OpKind::Sum, {ones}, ir::TensorType{DType::I64, {}}, std::move(all));
+}
+
+// index.Tensor(self, indices): x[i0, i1, ...] with integer index tensors (None = a full
+// slice), decomposed into ops the IR has:
+//   1. if the indexed dims are not adjacent, permute them to the front (PyTorch then puts the
+//      broadcast index shape first too);
+//   2. one flat i64 index L = sum_k wrap(i_k) * stride_k over the indexed dims, broadcast like
+//      the index tensors (a fused elementwise kernel); negative indices wrap, and an index out
+//      of range in its own dim makes L = -1, which index_select refuses at run time (so an
+//      out-of-range index is an error as in PyTorch, never a read of a neighbouring row);
+//   3. index_select of the flattened indexed dims with L, reshaped to the result.
+// Bool/byte mask indices (a data-dependent result size) are unsupported.
+Status importIndexTensor(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(std::vector<Value *> indices, node.optionalTensorList("indices"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  int64_t rank = self->type().rank();
+  if (static_cast<int64_t>(indices.size()) > rank)
+    return invalidInput("node '" + node.name() + "' indexes " + std::to_string(indices.size()) +
+                        " dims of a rank-" + std::to_string(rank) + " tensor " +
+                        self->type().str());
+  std::vector<int64_t> indexed;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (indices[d] == nullptr)
+      continue;
+    DType dtype = indices[d]->type().dtype;
+    if (dtype == DType::Bool || dtype == DType::U8)
+      return node.unsupportedFeature("boolean mask indexing (the result size depends on the "
+                                     "data)");
+    if (!ir::isIntegral(dtype))
+      return invalidInput("node '" + node.name() + "': index " + std::to_string(d) + " is " +
+                          indices[d]->type().str() + ", expected an integer tensor");
+    indexed.push_back(static_cast<int64_t>(d));
+  }
+  if (indexed.empty())
+    return emitOne(node, OpKind::Copy, {self});
+  bool adjacent = indexed.back() - indexed.front() + 1 == static_cast<int64_t>(indexed.size());
+  Value *x = self;
+  if (!adjacent) {
+    std::vector<int64_t> order = indexed;
+    for (int64_t d = 0; d < rank; ++d)
+      if (std::find(indexed.begin(), indexed.end(), d) == indexed.end())
+        order.push_back(d);
+    ir::TensorType permuted = self->type();
+    for (size_t i = 0; i < order.size(); ++i)
+      permuted.shape[i] = self->type().shape[static_cast<size_t>(order[i])];
+    AttrMap attrs;
+    attrs.set("dims", order);
+    x = node.emitTemp(OpKind::Permute, {self}, permuted, std::move(attrs));
+    std::vector<Value *> moved;
+    for (int64_t d : indexed)
+      moved.push_back(indices[static_cast<size_t>(d)]);
+    indices = moved;
+    for (size_t i = 0; i < indexed.size(); ++i)
+      indexed[i] = static_cast<int64_t>(i);
+  }
+  const ir::Shape &shape = x->type().shape;
+  auto first = static_cast<size_t>(indexed.front());
+  size_t count = indexed.size();
+  size_t post = shape.size() - first - count;
+  if (out.shape.size() < first + post)
+    return invalidInput("node '" + node.name() + "': result " + out.str() +
+                        " is too small for indexing " + x->type().str());
+  ir::Shape broadcast(out.shape.begin() + static_cast<std::ptrdiff_t>(first),
+                      out.shape.end() - static_cast<std::ptrdiff_t>(post));
+
+  // The flat index, broadcast to the index shape.
+  Value *flat = nullptr;
+  Value *bad = nullptr;
+  Value *zero = node.scalarConstant(0, DType::I64);
+  ir::Dim stride = 1;
+  for (size_t k = count; k-- > 0;) {
+    Value *index = node.castTo(indices[static_cast<size_t>(indexed[k])], DType::I64);
+    const ir::Shape &ishape = index->type().shape;
+    const ir::Dim &size = shape[first + k];
+    Value *sizeValue = sizeTensor(node, size);
+    ir::TensorType itype{DType::I64, ishape};
+    ir::TensorType btype{DType::Bool, ishape};
+    Value *negative = node.emitTemp(OpKind::Lt, {index, zero}, btype);
+    Value *shifted = node.emitTemp(OpKind::Add, {index, sizeValue}, itype);
+    Value *wrapped = node.emitTemp(OpKind::Where, {negative, shifted, index}, itype);
+    Value *low = node.emitTemp(OpKind::Lt, {wrapped, zero}, btype);
+    Value *high = node.emitTemp(OpKind::Ge, {wrapped, sizeValue}, btype);
+    Value *outside = node.emitTemp(OpKind::LogicalOr, {low, high}, btype);
+    Value *term = wrapped;
+    if (!(stride.isStatic() && stride.value() == 1))
+      term = node.emitTemp(OpKind::Mul, {wrapped, sizeTensor(node, stride)}, itype);
+    if (flat == nullptr) {
+      flat = term;
+      bad = outside;
+    } else {
+      TC_ASSIGN_OR_RETURN(ir::Shape joined, ir::broadcastShapes(flat->type().shape, ishape));
+      flat = node.emitTemp(OpKind::Add, {flat, term}, ir::TensorType{DType::I64, joined});
+      bad = node.emitTemp(OpKind::LogicalOr, {bad, outside}, ir::TensorType{DType::Bool, joined});
+    }
+    stride = ir::numElements({stride, size});
+  }
+  ir::TensorType flatType{DType::I64, flat->type().shape};
+  flat = node.emitTemp(OpKind::Where, {bad, node.scalarConstant(-1, DType::I64), flat}, flatType);
+  if (flat->type().shape != broadcast) {
+    AttrMap attrs;
+    attrs.set("shape", ir::makeDimsAttr(broadcast));
+    flat = node.emitTemp(OpKind::Expand, {flat}, ir::TensorType{DType::I64, broadcast},
+                         std::move(attrs));
+  }
+  ir::Dim selected = ir::numElements(broadcast);
+  {
+    AttrMap attrs;
+    attrs.set("shape", ir::makeDimsAttr(ir::Shape{selected}));
+    flat = node.emitTemp(OpKind::Reshape, {flat}, ir::TensorType{DType::I64, {selected}},
+                         std::move(attrs));
+  }
+  // x viewed as [pre..., indexed extent, post...].
+  ir::Shape merged(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(first));
+  merged.push_back(stride);
+  merged.insert(merged.end(), shape.end() - static_cast<std::ptrdiff_t>(post), shape.end());
+  if (merged != shape) {
+    AttrMap attrs;
+    attrs.set("shape", ir::makeDimsAttr(merged));
+    x = node.emitTemp(OpKind::Reshape, {x}, ir::TensorType{x->type().dtype, merged},
+                      std::move(attrs));
+  }
+  ir::Shape gathered = merged;
+  gathered[first] = selected;
+  AttrMap select;
+  select.set("dim", static_cast<int64_t>(first));
+  Value *y = node.emitTemp(OpKind::IndexSelect, {x, flat},
+                           ir::TensorType{x->type().dtype, gathered}, std::move(select));
+  AttrMap attrs;
+  attrs.set("shape", ir::makeDimsAttr(out.shape));
+  return emitOne(node, OpKind::Reshape, {y}, std::move(attrs));
+}
+
 struct TableEntry {
   std::string_view target; ///< "aten.<op>.<overload>"
   ImportFunction function;
@@ -1066,6 +1214,9 @@ constexpr TableEntry kTable[] = {
     {"aten.embedding.default", importEmbedding},
     {"aten.index_select.default", importIndexSelect},
     {"aten.gather.default", importGather},
+    // advanced indexing
+    {"aten.index.Tensor", importIndexTensor},
+    {"aten._unsafe_index.Tensor", importIndexTensor},
 };
 // clang-format on
 

@@ -63,7 +63,7 @@ EXTRA_OVERLOADS = [
     "sum.default", "norm.ScalarOpt_dim", "std.correction", "var.correction",
     "native_layer_norm.default", "embedding.default", "gelu.default", "sigmoid.default",
     "tanh.default", "einsum.default", "baddbmm.default", "addmm.default", "mm.default",
-    "bmm.default", "index.Tensor", "index_select.default", "gather.default",
+    "bmm.default", "index.Tensor", "_unsafe_index.Tensor", "index_select.default", "gather.default",
     "masked_fill_.Scalar", "_assert_tensor_metadata.default", "_assert_scalar.default",
     "sym_constrain_range_for_size.default", "sym_size.int", "sym_numel.default",
     "lift_fresh_copy.default", "detach.default", "alias.default", "scalar_tensor.default",

@@ -18,9 +18,8 @@ GALLERY_DIR = os.environ.get("THUNDERC_GALLERY_DIR", "build/gallery")
 
 # (model, IR level) -> the ATen targets thunderc refuses there, with how often they occur.
 REFUSED = {
-    ("hf_swin", "train"): {"aten.adaptive_avg_pool1d.default": 1, "aten.index.Tensor": 2,
-                           "aten.pad.default": 2},
-    ("hf_swin", "core"): {"aten.constant_pad_nd.default": 2, "aten.index.Tensor": 2},
+    ("hf_swin", "train"): {"aten.adaptive_avg_pool1d.default": 1, "aten.pad.default": 2},
+    ("hf_swin", "core"): {"aten.constant_pad_nd.default": 2},
     ("hf_wav2vec2", "train"): {"aten._weight_norm.default": 1, "aten.conv1d.default": 3,
                                "aten.group_norm.default": 1},
     ("hf_wav2vec2", "core"): {"aten.linalg_vector_norm.default": 1,
@@ -31,12 +30,6 @@ REFUSED = {
     ("nn_unet", "train"): {"aten.conv_transpose2d.input": 1},
     ("nn_unet", "core"): {"aten.convolution.default": 1},
 }
-# The decoder LLMs build their attention mask with cumsum/diff/index.Tensor (transformers 5);
-# index.Tensor is the one still missing. (The rotary-embedding ones also wrap the rotary angles
-# in wrap_with_set_grad_enabled, which the importer inlines.)
-for _llm in ("hf_gpt2", "hf_llama", "hf_mistral", "hf_qwen2", "hf_phi3", "hf_gemma"):
-    for _level in ("train", "core"):
-        REFUSED[(_llm, _level)] = {"aten.index.Tensor": 4}
 
 
 def gallery_models():

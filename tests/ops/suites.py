@@ -548,6 +548,21 @@ SHAPE_CASES: list[tuple[str, CaseFn]] = [
     ("gather_int", lambda m, t: t.xi.gather(1, t.tokens % 3)),
     ("gather_size1", lambda m, t: t.u.gather(1, t.idx[:3].view(1, 3, 1))),
     ("gather_noncontig", lambda m, t: t.x.transpose(1, 2).gather(2, t.tokens.view(2, 1, 3).expand(2, 4, 3) % 3)),
+    # advanced indexing (index.Tensor): integer index tensors, None = a full slice
+    ("index_dim0", lambda m, t: t.x[t.idx % 2]),
+    ("index_dim1_2d", lambda m, t: t.x[:, t.tokens % 3]),
+    ("index_two_adjacent", lambda m, t: t.x[t.tokens % 2, t.tokens % 3]),
+    ("index_last_two", lambda m, t: t.x[:, t.tokens % 3, t.tokens % 4]),
+    ("index_not_adjacent", lambda m, t: t.x[t.idx[:3] % 2, :, t.idx[:3]]),
+    ("index_broadcast", lambda m, t: t.y[t.idx.view(5, 1) % 4, t.idx.view(1, 5)]),
+    ("index_negative", lambda m, t: t.y[t.idx - 4]),
+    ("index_negative_last", lambda m, t: t.y[:, -1 - t.idx]),
+    ("index_int_self", lambda m, t: t.xi[t.tokens % 2]),
+    ("index_int32_index", lambda m, t: t.y[(t.idx % 4).int()]),
+    ("index_noncontig_self", lambda m, t: t.x.transpose(1, 2)[:, t.idx % 4]),
+    ("index_mask_pattern", lambda m, t: t.y[t.idx[1:2].view(1, 1, 1, 1), t.idx.view(1, 1, 5, 1)]),
+    ("index_size0", lambda m, t: t.y[t.idx[:0]]),
+    ("index_size1_self", lambda m, t: t.u[:, t.idx % 4]),
 ]
 
 
