@@ -3,6 +3,9 @@
 // frontend/aten_schemas.inc, so nothing here repeats a default value.
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
+#include <set>
 #include <string_view>
 #include <utility>
 
@@ -648,6 +651,39 @@ Status importExpand(NodeImport &node) {
   return emitOne(node, OpKind::Expand, {self}, std::move(attrs));
 }
 
+// The smallest (or largest) value of `expr` over the symbols' ranges, when the expression is
+// non-decreasing in every symbol (sums, products, floor divisions, max/min with non-negative
+// constants) and the ranges are bounded; nullopt otherwise.
+std::optional<int64_t> monotoneBound(const ir::SymExpr &expr,
+                                     const std::map<std::string, ir::SymbolRange> &ranges,
+                                     bool upper) {
+  std::set<std::string> symbols;
+  expr.collectSymbols(symbols);
+  std::map<std::string, int64_t> at;
+  for (const std::string &symbol : symbols) {
+    auto it = ranges.find(symbol);
+    if (it == ranges.end() || it->second.min < 0 || (upper && !it->second.max))
+      return std::nullopt;
+    at[symbol] = upper ? *it->second.max : it->second.min;
+  }
+  std::function<bool(const ir::SymExpr &)> monotone = [&](const ir::SymExpr &e) {
+    using Kind = ir::SymExpr::Kind;
+    switch (e.kind()) {
+    case Kind::Constant: return e.constantValue() >= 0;
+    case Kind::Symbol: return true;
+    case Kind::Mod: return false;
+    default:
+      for (const ir::SymExpr &operand : e.operands())
+        if (!monotone(operand))
+          return false;
+      return true;
+    }
+  };
+  if (!monotone(expr))
+    return std::nullopt;
+  return expr.evaluate(at);
+}
+
 // slice.Tensor: start/end clamped like Python slicing; an end past the dim (or None)
 // becomes the dim's size, which may be symbolic.
 Status importSlice(NodeImport &node) {
@@ -664,8 +700,23 @@ Status importSlice(NodeImport &node) {
   ir::Dim stop = end.value_or(ir::Dim(kEndOfDim));
   if (size.isStatic()) {
     int64_t extent = size.value();
-    if (!stop.isStatic())
-      return node.unsupportedFeature("symbolic slice end on a static dim");
+    if (!stop.isStatic()) {
+      // x[:, :n] of a fixed-size buffer (position ids, a causal mask) with a symbolic n: the
+      // end stays symbolic when the symbols' ranges keep it within [start, size].
+      std::optional<int64_t> low = monotoneBound(stop.expr(), node.state().graph->symbols(), false);
+      std::optional<int64_t> high = monotoneBound(stop.expr(), node.state().graph->symbols(), true);
+      if (begin < 0 || !low || !high || *low < begin || *high > extent)
+        return node.unsupportedFeature("symbolic slice end " + stop.str() + " of a dim of size " +
+                                       std::to_string(extent) +
+                                       " that its range does not keep within [" +
+                                       std::to_string(begin) + ", " + std::to_string(extent) + "]");
+      AttrMap attrs;
+      attrs.set("dim", dim);
+      attrs.set("end", ir::makeDimAttr(stop));
+      attrs.set("start", begin);
+      attrs.set("step", step);
+      return emitOne(node, OpKind::Slice, {self}, std::move(attrs));
+    }
     int64_t last = stop.value();
     begin = begin < 0 ? std::max<int64_t>(begin + extent, 0) : std::min(begin, extent);
     last = last < 0 ? std::max<int64_t>(last + extent, 0) : std::min(last, extent);

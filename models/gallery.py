@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import torch
 from torch import nn
+from torch.export import Dim
 
 import zoo
 
@@ -63,12 +64,28 @@ def _hf(config_class: str, model_class: str, field: str = "last_hidden_state",
     return build
 
 
-def _tokens(length: int = 8) -> Callable[..., tuple]:
-    return lambda g: (torch.randint(0, 128, (1, length), generator=g, dtype=torch.int64),)
+def _tokens(length: int = 8, batch: int = 1) -> Callable[..., tuple]:
+    def make(g: torch.Generator, batch: int = batch, length: int = length) -> tuple:
+        return (torch.randint(0, 128, (batch, length), generator=g, dtype=torch.int64),)
+
+    return make
 
 
-def _image(channels: int = 3, size: int = 32) -> Callable[..., tuple]:
-    return lambda g: (zoo._randn(g, 1, channels, size, size),)
+def _image(channels: int = 3, size: int = 32, batch: int = 1) -> Callable[..., tuple]:
+    def make(g: torch.Generator, batch: int = batch) -> tuple:
+        return (zoo._randn(g, batch, channels, size, size),)
+
+    return make
+
+
+# Dynamic dims of the gallery's dynamic entries, and the cases they run besides the example.
+_BATCH = Dim("batch", min=1, max=8)
+_SEQ = Dim("seq", min=2, max=64)
+_TOKEN_DIMS = lambda: ({0: _BATCH, 1: _SEQ},)  # noqa: E731
+_TOKEN_CASES = {"batch1_seq2": {"batch": 1, "length": 2}, "batch3_seq13": {"batch": 3, "length": 13},
+                "batch1_seq64": {"batch": 1, "length": 64}}
+_IMAGE_DIMS = lambda: ({0: _BATCH},)  # noqa: E731
+_IMAGE_CASES = {"batch1": {"batch": 1}, "batch5": {"batch": 5}}
 
 
 class UNet(nn.Module):
@@ -120,8 +137,60 @@ class Seq2Seq(nn.Module):
 
 
 def _entry(name: str, build: Callable[[], nn.Module], inputs: Callable[..., tuple],
-           seed: int) -> zoo.ZooEntry:
-    return zoo.ZooEntry(name, build, inputs, seed=seed)
+           seed: int, dynamic_shapes: Callable[[], Any] | None = None,
+           cases: dict[str, dict[str, Any]] | None = None) -> zoo.ZooEntry:
+    return zoo.ZooEntry(name, build, inputs, dynamic_shapes=dynamic_shapes, cases=cases or {},
+                        seed=seed)
+
+
+class Seq2SeqHF(nn.Module):
+    """A transformers encoder-decoder (BART): source and target token ids -> decoder states."""
+
+    def __init__(self):
+        super().__init__()
+        import transformers
+
+        self.model = transformers.BartModel(_small(transformers.BartConfig))
+
+    def forward(self, source: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        return self.model(input_ids=source, decoder_input_ids=target).last_hidden_state
+
+
+class WhisperEncoder(nn.Module):
+    """Whisper's audio encoder (two conv1d layers, then transformer layers) on mel features."""
+
+    def __init__(self):
+        super().__init__()
+        import transformers
+
+        config = _small(transformers.WhisperConfig, num_mel_bins=16, max_source_positions=16)
+        self.encoder = transformers.WhisperModel(config).get_encoder()
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        return self.encoder(input_features=features).last_hidden_state
+
+
+class DetrHead(nn.Module):
+    """DETR object detection: a ResNet backbone (transformers' own, no timm), sine position
+    embeddings, a transformer encoder-decoder over object queries, class and box heads; the
+    output is the class logits and boxes side by side."""
+
+    def __init__(self):
+        super().__init__()
+        import transformers
+
+        backbone = transformers.ResNetConfig(hidden_sizes=[16, 32, 64, 128], depths=[1, 1, 1, 1],
+                                             embedding_size=16, out_features=["stage4"])
+        config = transformers.DetrConfig(
+            use_timm_backbone=False, use_pretrained_backbone=False, backbone_config=backbone,
+            d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=4,
+            decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64, num_queries=10,
+            num_labels=5)
+        self.model = transformers.DetrForObjectDetection(config)
+
+    def forward(self, pixels: torch.Tensor) -> torch.Tensor:
+        output = self.model(pixel_values=pixels)
+        return torch.cat([output.logits, output.pred_boxes], -1)
 
 
 GALLERY: list[zoo.ZooEntry] = [
@@ -130,6 +199,14 @@ GALLERY: list[zoo.ZooEntry] = [
     _entry("hf_roberta", _hf("RobertaConfig", "RobertaModel"), _tokens(), 102),
     _entry("hf_distilbert", _hf("DistilBertConfig", "DistilBertModel"), _tokens(), 103),
     _entry("hf_t5_encoder", _hf("T5Config", "T5EncoderModel"), _tokens(), 104),
+    _entry("hf_bart", Seq2SeqHF,
+           lambda g: (torch.randint(0, 128, (1, 8), generator=g, dtype=torch.int64),
+                      torch.randint(0, 128, (1, 5), generator=g, dtype=torch.int64)), 105),
+    # Dynamic batch and sequence length (one bundle for every case).
+    _entry("hf_bert_dynamic", _hf("BertConfig", "BertModel"), _tokens(batch=2), 106,
+           _TOKEN_DIMS, _TOKEN_CASES),
+    _entry("hf_t5_encoder_dynamic", _hf("T5Config", "T5EncoderModel"), _tokens(batch=2), 107,
+           _TOKEN_DIMS, _TOKEN_CASES),
     # Decoder LLMs (no cache here: prefill of a whole prompt)
     _entry("hf_gpt2", _hf("GPT2Config", "GPT2Model"), _tokens(), 111),
     _entry("hf_llama", _hf("LlamaConfig", "LlamaModel"), _tokens(), 112),
@@ -137,9 +214,19 @@ GALLERY: list[zoo.ZooEntry] = [
     _entry("hf_qwen2", _hf("Qwen2Config", "Qwen2Model"), _tokens(), 114),
     _entry("hf_phi3", _hf("Phi3Config", "Phi3Model"), _tokens(), 115),
     _entry("hf_gemma", _hf("GemmaConfig", "GemmaModel"), _tokens(), 116),
+    _entry("hf_llama_dynamic", _hf("LlamaConfig", "LlamaModel"), _tokens(batch=2), 117,
+           _TOKEN_DIMS, _TOKEN_CASES),
     # Vision
     _entry("hf_vit", _hf("ViTConfig", "ViTModel", keyword="pixel_values", image_size=32,
                          patch_size=8), _image(), 121),
+    _entry("hf_vit_dynamic", _hf("ViTConfig", "ViTModel", keyword="pixel_values", image_size=32,
+                                 patch_size=8), _image(batch=2), 127, _IMAGE_DIMS, _IMAGE_CASES),
+    _entry("hf_mobilevit", _hf("MobileViTConfig", "MobileViTModel", keyword="pixel_values",
+                               image_size=32, hidden_sizes=[32, 48, 64],
+                               neck_hidden_sizes=[8, 16, 24, 32, 40, 48, 64],
+                               num_hidden_layers=None, num_attention_heads=None,
+                               hidden_size=None), _image(), 128),
+    _entry("hf_detr", DetrHead, _image(size=64), 129),
     _entry("hf_clip_vision", _hf("CLIPVisionConfig", "CLIPVisionModel", keyword="pixel_values",
                                  image_size=32, patch_size=8), _image(), 122),
     _entry("hf_convnext", _hf("ConvNextConfig", "ConvNextModel", keyword="pixel_values",
@@ -163,6 +250,7 @@ GALLERY: list[zoo.ZooEntry] = [
                               num_feat_extract_layers=2,
                               num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4),
            lambda g: (zoo._randn(g, 1, 400),), 131),
+    _entry("hf_whisper_encoder", WhisperEncoder, lambda g: (zoo._randn(g, 1, 16, 32),), 132),
     # torch.nn building blocks
     _entry("nn_unet", UNet, _image(size=16), 141),
     _entry("nn_lstm", lambda: Recurrent("LSTM"), lambda g: (zoo._randn(g, 1, 6, 16),), 142),
