@@ -10,6 +10,7 @@
 #include "cli/driver.h"
 #include "cli/exit_codes.h"
 #include "cli/report.h"
+#include "frontend/importer.h"
 #include "ir/printer.h"
 #include "optimizer/pass_registry.h"
 #include "optimizer/pipeline.h"
@@ -80,6 +81,8 @@ int run(int argc, char **argv) {
                  "(comma-separated; see --list-passes)",
        cxxopts::value<std::vector<std::string>>())
       ("list-passes", "print the names of the optimizer passes and exit")
+      ("list-ops", "print every exported op thunderc compiles or handles (aten.add.Tensor, "
+                   "...; one per line, sorted) and exit")
       ("print-ir-after", "print the IR to stderr after the named pass, or after every pass "
                          "with 'all'", cxxopts::value<std::string>()->default_value(""))
       ("verify-each", "verify the IR after every pass, blaming the pass that broke it")
@@ -107,6 +110,11 @@ int run(int argc, char **argv) {
   if (args.count("list-passes")) {
     for (const std::string &name : opt::passNames())
       std::cout << name << "\n";
+    return kExitOk;
+  }
+  if (args.count("list-ops")) {
+    for (const std::string &target : frontend::supportedTargets())
+      std::cout << target << "\n";
     return kExitOk;
   }
   spdlog::set_pattern("thunderc: %v");

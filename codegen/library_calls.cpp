@@ -134,7 +134,7 @@ void emitGather(EmitState &state, const ir::Value *value, const std::string &out
 using ir::OpKind;
 
 // The expression is the op's row of ir/ops.def, with "{name}" replaced by the value of float
-// attribute `name`; gelu and clamp build theirs from their attributes.
+// attribute `name`; gelu, clamp, elu and round_decimals build theirs from their attributes.
 Expected<std::string> scalarExpression(const ir::Node &node) {
   const ir::AttrMap &attrs = node.attrs();
   switch (node.op()) {
@@ -149,6 +149,12 @@ Expected<std::string> scalarExpression(const ir::Node &node) {
       expr = "tc::clamp_max(" + expr + ", A(" + doubleLiteral(*max) + "))";
     return expr;
   }
+  case OpKind::Elu:
+    return "tc::elu(a, A(" + doubleLiteral(ir::attr::alpha(attrs)) + "), A(" +
+           doubleLiteral(ir::attr::scale(attrs).value_or(1.0)) + "), A(" +
+           doubleLiteral(ir::attr::input_scale(attrs)) + "))";
+  case OpKind::RoundDecimals:
+    return "tc::round_decimals(a, " + std::to_string(ir::attr::decimals(attrs)) + ")";
   default: break;
   }
   std::string_view pattern = node.info().scalarExpression;

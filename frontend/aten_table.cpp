@@ -204,7 +204,7 @@ Status importBinaryNamed(NodeImport &node, std::string_view lhsArg, std::string_
     std::swap(lhs, rhs);
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
   DType dtype = ir::hasTrait(Op, ir::kComparison) ? comparisonDType(lhs, rhs) : out.dtype;
-  if (Op == OpKind::LogicalAnd || Op == OpKind::LogicalOr)
+  if (Op == OpKind::LogicalAnd || Op == OpKind::LogicalOr || Op == OpKind::LogicalXor)
     dtype = DType::Bool;
   Value *a = node.materialize(lhs, dtype);
   Value *b = node.materialize(rhs, dtype);
@@ -256,17 +256,19 @@ Status importDivMode(NodeImport &node) {
   return node.unsupportedFeature("div with rounding_mode '" + *mode + "'");
 }
 
-// bitwise and/or/not on bool tensors are the logical ops (masks combined with & | ~);
-// integer bit arithmetic is not compiled.
-template <OpKind Op> Status importBoolBitwise(NodeImport &node) {
+// bitwise and/or/xor/not: on bool tensors the logical ops (masks combined with & | ^ ~), on
+// integers the bitwise ops.
+template <OpKind LogicalOp, OpKind BitwiseOp> Status importBitwise(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
-  if (out.dtype != DType::Bool)
-    return node.unsupportedFeature("bitwise arithmetic on " +
-                                   std::string(ir::dtypeName(out.dtype)) +
-                                   " tensors (only bool masks are compiled)");
-  if (Op == OpKind::LogicalNot)
-    return importUnary<OpKind::LogicalNot>(node);
-  return importBinary<Op>(node);
+  if (out.dtype != DType::Bool) {
+    if (ir::isFloatingPoint(out.dtype))
+      return invalidInput("bitwise op on " + std::string(ir::dtypeName(out.dtype)) +
+                          " tensors (only integers and bool have bits to combine)");
+    bool unary = ir::opInfo(BitwiseOp).family == ir::OpFamily::Unary;
+    return unary ? importUnary<BitwiseOp>(node) : importBinary<BitwiseOp>(node);
+  }
+  bool unary = ir::opInfo(LogicalOp).family == ir::OpFamily::Unary;
+  return unary ? importUnary<LogicalOp>(node) : importBinary<LogicalOp>(node);
 }
 
 // where(condition, self, other), with either branch possibly a Python scalar.
@@ -1127,6 +1129,134 @@ Status importIndexTensor(NodeImport &node) {
   return emitOne(node, OpKind::Reshape, {y}, std::move(attrs));
 }
 
+// ---- more core ATen elementwise ops, copies and constants ----
+
+// An in-place op on a fresh intermediate (`torch.empty(..).fill_(v)`, `x.clone().copy_(y)`): the
+// functional import, then later reads of `self` see its result.
+template <ImportFunction Functional> Status importInplace(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  if (self->isGraphInput() || node.state().viewResults.count(self))
+    return node.unsupportedFeature("in-place update of a graph input or a view");
+  TC_TRY(Functional(node));
+  node.state().values[self->name()] = node.state().values[node.outputName(0)];
+  return Status::success();
+}
+
+// clamp.Tensor(self, min?, max?): maximum then minimum, all in the result dtype (PyTorch's
+// result_type of the three); NaN in x or in a bound gives NaN, min > max gives max, as in eager.
+Status importClampTensor(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(Value * min, node.optionalTensor("min"));
+  TC_ASSIGN_OR_RETURN(Value * max, node.optionalTensor("max"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  if (!min && !max)
+    return invalidInput("clamp needs at least one of 'min' and 'max'");
+  Value *x = node.castTo(self, out.dtype);
+  if (min && !max)
+    return emitOne(node, OpKind::Maximum, {x, node.castTo(min, out.dtype)});
+  if (min) {
+    TC_ASSIGN_OR_RETURN(ir::Shape shape, ir::broadcastShapes(x->type().shape, min->type().shape));
+    x = node.emitTemp(OpKind::Maximum, {x, node.castTo(min, out.dtype)}, {out.dtype, shape});
+  }
+  return emitOne(node, OpKind::Minimum, {x, node.castTo(max, out.dtype)});
+}
+
+// selu(x) = scale * elu(x, alpha) with PyTorch's constants.
+Status importSelu(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  AttrMap attrs;
+  attrs.set("alpha", 1.6732632423543772848170429916717);
+  attrs.set("input_scale", 1.0);
+  attrs.set("scale", 1.0507009873554804934193349852946);
+  return emitOne(node, OpKind::Elu, {self}, std::move(attrs));
+}
+
+// celu(x, alpha) = elu(x, alpha, input_scale = 1 / alpha).
+Status importCelu(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(double alpha, node.floatArg("alpha"));
+  if (alpha == 0.0)
+    return invalidInput("celu alpha must not be 0");
+  AttrMap attrs;
+  attrs.set("alpha", alpha);
+  attrs.set("input_scale", 1.0 / alpha);
+  attrs.set("scale", 1.0);
+  return emitOne(node, OpKind::Elu, {self}, std::move(attrs));
+}
+
+// fill.Scalar(self, value): a constant shaped like self.
+Status importFill(NodeImport &node) { return emitFull(node, "value", 0); }
+
+// copy(self, src): src converted to self's dtype and broadcast to its shape.
+Status importCopyInto(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * src, node.tensor("src"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  Value *x = src;
+  if (x->type().shape != out.shape) {
+    AttrMap attrs;
+    attrs.set("shape", ir::makeDimsAttr(out.shape));
+    x = node.emitTemp(OpKind::Expand, {x}, {x->type().dtype, out.shape}, std::move(attrs));
+  }
+  if (x->type().dtype == out.dtype)
+    return emitOne(node, OpKind::Copy, {x});
+  AttrMap attrs;
+  attrs.set("dtype", out.dtype);
+  return emitOne(node, OpKind::Cast, {x}, std::move(attrs));
+}
+
+// empty.memory_format / empty_strided: the contents are unspecified, so zeros are as good as
+// any (and deterministic); the strides do not matter to a program that only reads values.
+Status importEmpty(NodeImport &node) { return emitFull(node, "", 0); }
+
+// native_dropout(input, p, train): (output, keep mask). Inference (train=False) keeps every
+// element: (a copy of input, an all-true mask). train=True or None (PyTorch's default, which
+// trains) draws random masks, which a deterministic bundle does not do.
+Status importNativeDropout(NodeImport &node) {
+  if (node.isNone("train"))
+    return node.unsupportedFeature("native_dropout in training mode (train=None); export the "
+                                   "model in eval mode");
+  TC_ASSIGN_OR_RETURN(bool train, node.boolArg("train"));
+  if (train)
+    return node.unsupportedFeature("native_dropout in training mode (train=True); export the "
+                                   "model in eval mode");
+  TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
+  if (node.numOutputs() > 1 && node.isOutputUsed(1)) {
+    TC_ASSIGN_OR_RETURN(ir::TensorType maskType, node.outputType(1));
+    AttrMap one;
+    one.set("value", 1.0);
+    Value *mask = node.emitTemp(OpKind::Full, {}, maskType, std::move(one));
+    mask->setName(node.outputName(1));
+    node.bindOutput(1, mask);
+  }
+  TC_ASSIGN_OR_RETURN(ir::TensorType outType, node.outputType(0));
+  Value *output = node.emitTemp(OpKind::Copy, {input}, outType);
+  output->setName(node.outputName(0));
+  node.bindOutput(0, output);
+  return Status::success();
+}
+
+// argmin(x, dim) = argmax of x in reversed order: -x for floating x (exact; NaN stays NaN and
+// is still the first pick, like PyTorch), ~x for integers (exact, no overflow at the minimum).
+// Ties keep the first index either way. One elementwise op in front of the argmax kernel,
+// rather than a second reduction kernel per target.
+Status importArgmin(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(std::optional<int64_t> dim, node.optionalInt("dim"));
+  if (!dim)
+    return node.unsupportedFeature("argmin over the flattened tensor (dim=None)");
+  TC_ASSIGN_OR_RETURN(int64_t normalized, normalizedDim(node, *dim, self->type().rank()));
+  TC_ASSIGN_OR_RETURN(bool keepdim, node.boolArg("keepdim"));
+  DType dtype = self->type().dtype;
+  if (dtype == DType::Bool)
+    return node.unsupportedFeature("argmin of a bool tensor (PyTorch has no such kernel)");
+  OpKind reverse = ir::isFloatingPoint(dtype) ? OpKind::Neg : OpKind::BitwiseNot;
+  Value *reversed = node.emitTemp(reverse, {self}, self->type());
+  AttrMap attrs;
+  attrs.set("dim", normalized);
+  attrs.set("keepdim", keepdim);
+  return emitOne(node, OpKind::Argmax, {reversed}, std::move(attrs));
+}
+
 struct TableEntry {
   std::string_view target; ///< "aten.<op>.<overload>"
   ImportFunction function;
@@ -1169,11 +1299,11 @@ constexpr TableEntry kTable[] = {
     {"aten.pow.Tensor_Scalar", importPow},
     {"aten.pow.Tensor_Tensor", importPow},
     {"aten.pow.Scalar", importPowScalarBase},
-    {"aten.bitwise_and.Tensor", importBoolBitwise<OpKind::LogicalAnd>},
-    {"aten.bitwise_or.Tensor", importBoolBitwise<OpKind::LogicalOr>},
-    {"aten.bitwise_not.default", importBoolBitwise<OpKind::LogicalNot>},
-    {"aten.__and__.Tensor", importBoolBitwise<OpKind::LogicalAnd>},
-    {"aten.__or__.Tensor", importBoolBitwise<OpKind::LogicalOr>},
+    {"aten.bitwise_and.Tensor", importBitwise<OpKind::LogicalAnd, OpKind::BitwiseAnd>},
+    {"aten.bitwise_or.Tensor", importBitwise<OpKind::LogicalOr, OpKind::BitwiseOr>},
+    {"aten.bitwise_not.default", importBitwise<OpKind::LogicalNot, OpKind::BitwiseNot>},
+    {"aten.__and__.Tensor", importBitwise<OpKind::LogicalAnd, OpKind::BitwiseAnd>},
+    {"aten.__or__.Tensor", importBitwise<OpKind::LogicalOr, OpKind::BitwiseOr>},
     {"aten.where.self", importWhere},
     {"aten.where.ScalarOther", importWhere},
     {"aten.where.ScalarSelf", importWhere},
@@ -1268,6 +1398,23 @@ constexpr TableEntry kTable[] = {
     // advanced indexing
     {"aten.index.Tensor", importIndexTensor},
     {"aten._unsafe_index.Tensor", importIndexTensor},
+    // more core ATen elementwise ops, copies and constants
+    {"aten.bitwise_and.Scalar", importBitwise<OpKind::LogicalAnd, OpKind::BitwiseAnd>},
+    {"aten.bitwise_or.Scalar", importBitwise<OpKind::LogicalOr, OpKind::BitwiseOr>},
+    {"aten.bitwise_xor.Tensor", importBitwise<OpKind::LogicalXor, OpKind::BitwiseXor>},
+    {"aten.bitwise_xor.Scalar", importBitwise<OpKind::LogicalXor, OpKind::BitwiseXor>},
+    {"aten.__xor__.Tensor", importBitwise<OpKind::LogicalXor, OpKind::BitwiseXor>},
+    {"aten.clamp.Tensor", importClampTensor},
+    {"aten.selu.default", importSelu},
+    {"aten.celu.default", importCelu},
+    {"aten.fill.Scalar", importFill},
+    {"aten.fill_.Scalar", importInplace<importFill>},
+    {"aten.copy.default", importCopyInto},
+    {"aten.copy_.default", importInplace<importCopyInto>},
+    {"aten.empty.memory_format", importEmpty},
+    {"aten.empty_strided.default", importEmpty},
+    {"aten.native_dropout.default", importNativeDropout},
+    {"aten.argmin.default", importArgmin},
 };
 // clang-format on
 
@@ -1325,6 +1472,25 @@ ImportFunction findImportFunction(std::string_view target) {
   if (!target.starts_with(kAten))
     return nullptr;
   return findGenericImport(target.substr(kAten.size()));
+}
+
+std::vector<std::string> importTableTargets() {
+  std::vector<std::string> targets;
+  for (const TableEntry &entry : kTable)
+    targets.emplace_back(entry.target);
+  for (int op = 0; op < ir::kNumOps; ++op) {
+    if (kGenericImports[op] == nullptr)
+      continue;
+    std::string_view names = ir::opInfo(static_cast<OpKind>(op)).atenOverloads;
+    while (!names.empty()) {
+      size_t space = names.find(' ');
+      targets.push_back("aten." + std::string(names.substr(0, space)));
+      names.remove_prefix(space == std::string_view::npos ? names.size() : space + 1);
+    }
+  }
+  for (std::string_view assertion : kDroppedAssertions)
+    targets.emplace_back(assertion);
+  return targets;
 }
 
 bool isDroppedAssertion(std::string_view target) {

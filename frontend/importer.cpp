@@ -9,7 +9,9 @@
 //   5. set the outputs from the signature's user outputs.
 #include "frontend/importer.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "frontend/json_util.h"
 #include "frontend/node_importer.h"
@@ -59,10 +61,19 @@ std::string shortTarget(const std::string &target) {
   return target.rfind(kPrefix, 0) == 0 ? target.substr(kPrefix.size()) : target;
 }
 
+// ATen ops that compute a SymInt: they become symbolic expressions, not IR nodes.
+constexpr std::string_view kSymIntAtenTargets[] = {
+    "torch.ops.aten.sym_size.int", "torch.ops.aten.sym_numel.default",
+    "torch.ops.aten.sym_stride.int"};
+
+// Higher-order ops whose subgraph is imported inline (see inlineSubgraph).
+constexpr std::string_view kInlinedHigherOrderTargets[] = {kSetGradEnabled};
+
 bool isSymIntTarget(const std::string &target) {
   return target.rfind("_operator.", 0) == 0 || target.rfind("math.", 0) == 0 ||
-         target == "torch.ops.aten.sym_size.int" || target == "torch.ops.aten.sym_numel.default" ||
-         target == "torch.ops.aten.sym_stride.int" || target.rfind("torch.sym_", 0) == 0;
+         std::find(std::begin(kSymIntAtenTargets), std::end(kSymIntAtenTargets), target) !=
+             std::end(kSymIntAtenTargets) ||
+         target.rfind("torch.sym_", 0) == 0;
 }
 
 // Calls `visit` with every string under a "name" key in `value` (tensor references inside
@@ -332,7 +343,8 @@ private:
       model_.nodes.push_back(record);
       return Status::success();
     }
-    if (*target == kSetGradEnabled) {
+    if (std::find(std::begin(kInlinedHigherOrderTargets), std::end(kInlinedHigherOrderTargets),
+                  *target) != std::end(kInlinedHigherOrderTargets)) {
       record.status = "inlined";
       model_.nodes.push_back(record);
       TC_TRY_CONTEXT(inlineSubgraph(node), context);
@@ -516,6 +528,18 @@ private:
 };
 
 } // namespace
+
+std::vector<std::string> supportedTargets() {
+  std::set<std::string> targets;
+  for (const std::string &target : importTableTargets())
+    if (isDroppedAssertion(target) || findOpSchema(target) != nullptr)
+      targets.insert(target);
+  for (std::string_view target : kSymIntAtenTargets)
+    targets.insert(shortTarget(std::string(target)));
+  for (std::string_view target : kInlinedHigherOrderTargets)
+    targets.insert(shortTarget(std::string(target)));
+  return {targets.begin(), targets.end()};
+}
 
 Expected<ImportedModel> importPt2(const std::string &path) {
   ImportedModel model;

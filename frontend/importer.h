@@ -45,4 +45,12 @@ struct ImportedModel {
 /// (buffer mutation, non-tensor inputs, ...) are ErrorKind::Unsupported.
 Expected<ImportedModel> importPt2(const std::string &path);
 
+/// Every exported target the importer compiles or handles, sorted, each once, spelled without
+/// "torch.ops." ("aten.add.Tensor", "higher_order.wrap_with_set_grad_enabled"): the ATen
+/// import table (less any entry whose schema frontend/aten_schemas.inc lacks, which could not
+/// be read), the assertions it drops, the SymInt ops that become shape expressions
+/// (aten.sym_size.int, ...) and the higher-order ops it inlines. Python-level SymInt
+/// arithmetic (`_operator.*`, `math.*`) is handled too but is not an ATen target.
+std::vector<std::string> supportedTargets();
+
 } // namespace thunderc::frontend

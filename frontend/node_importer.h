@@ -121,4 +121,9 @@ ImportFunction findImportFunction(std::string_view target);
 /// Exported targets that are pure assertions and are dropped ("aten._assert_scalar").
 bool isDroppedAssertion(std::string_view target);
 
+/// Every target findImportFunction maps or isDroppedAssertion accepts, without "torch.ops."
+/// ("aten.add.Tensor"): the table's entries, the overloads ir/ops.def maps generically and the
+/// assertions; unsorted. (The importer's own targets are added by supportedTargets().)
+std::vector<std::string> importTableTargets();
+
 } // namespace thunderc::frontend

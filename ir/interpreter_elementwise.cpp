@@ -1,6 +1,6 @@
 // Elementwise ops of the reference interpreter: unary math and activations, binary arithmetic
-// with NumPy broadcasting, comparisons, logical ops, where, cast and copy. Floating results are
-// computed in double; integer add/sub/mul/floor_divide/remainder/pow use exact int64
+// with NumPy broadcasting, comparisons, logical and bitwise ops, where, cast and copy. Floating
+// results are computed in double; integer add/sub/mul/floor_divide/remainder/pow use exact int64
 // arithmetic wrapped to the result width, as PyTorch's integer kernels do.
 #include <cmath>
 #include <limits>
@@ -135,6 +135,47 @@ int64_t powInteger(int64_t base, int64_t exponent) {
   return static_cast<int64_t>(result);
 }
 
+/// torch.round(x, decimals): nearbyint(x * 10^d) / 10^d (d < 0: nearbyint(x / 10^-d) * 10^-d).
+/// For f32/f16/bf16 results the arithmetic is done in float, as PyTorch's kernel does, so that
+/// ties land on the same side.
+double roundDecimals(double x, int64_t decimals, DType dtype) {
+  bool negative = decimals < 0;
+  double scale = std::pow(10.0, static_cast<double>(negative ? -decimals : decimals));
+  if (dtype == DType::F64)
+    return negative ? std::nearbyint(x / scale) * scale : std::nearbyint(x * scale) / scale;
+  float value = static_cast<float>(x);
+  float factor = static_cast<float>(scale);
+  return negative ? std::nearbyint(value / factor) * factor
+                  : std::nearbyint(value * factor) / factor;
+}
+
+/// elu with PyTorch's coefficients: x * scale for x > 0, else alpha * scale * expm1(x *
+/// input_scale).
+double elu(double x, double alpha, double scale, double inputScale) {
+  return x <= 0.0 ? std::expm1(x * inputScale) * alpha * scale : x * scale;
+}
+
+/// C's fmod on integers (the sign of the dividend); the minimum divided by -1 gives 0.
+int64_t fmodInteger(int64_t a, int64_t b) { return b == -1 ? 0 : a % b; }
+
+/// -1, 0 or 1; NaN gives 0 (PyTorch's CPU kernel: (0 < x) - (x < 0)).
+double sign(double x) { return static_cast<double>((0.0 < x) - (x < 0.0)); }
+
+/// bitwise_not / and / or / xor on integer or bool operands; integers wrap to the result width.
+template <typename Function> Status mapBitwise(OpCall &call, Function function) {
+  DType dtype = call.result().dtype;
+  auto apply = [&](int64_t a, int64_t b) {
+    if (dtype == DType::Bool)
+      return static_cast<double>(function(a != 0, b != 0) & 1);
+    return static_cast<double>(wrapInteger(function(a, b), dtype));
+  };
+  if (call.numOperands() == 1)
+    return mapUnary(call, [&](double x) { return apply(static_cast<int64_t>(x), 0); });
+  return mapBroadcast<2>(call, [&](double a, double b) {
+    return apply(static_cast<int64_t>(a), static_cast<int64_t>(b));
+  });
+}
+
 Status runUnary(OpCall &call) {
   switch (call.node.op()) {
   case OpKind::Neg:
@@ -197,6 +238,56 @@ Status runUnary(OpCall &call) {
   }
   case OpKind::LogicalNot:
     return mapUnary(call, [](double x) { return x == 0.0 ? 1.0 : 0.0; });
+  case OpKind::Acos:
+    return mapUnary(call, [](double x) { return std::acos(x); });
+  case OpKind::Acosh:
+    return mapUnary(call, [](double x) { return std::acosh(x); });
+  case OpKind::Asin:
+    return mapUnary(call, [](double x) { return std::asin(x); });
+  case OpKind::Asinh:
+    return mapUnary(call, [](double x) { return std::asinh(x); });
+  case OpKind::Atan:
+    return mapUnary(call, [](double x) { return std::atan(x); });
+  case OpKind::Atanh:
+    return mapUnary(call, [](double x) { return std::atanh(x); });
+  case OpKind::Cosh:
+    return mapUnary(call, [](double x) { return std::cosh(x); });
+  case OpKind::Sinh:
+    return mapUnary(call, [](double x) { return std::sinh(x); });
+  case OpKind::Tan:
+    return mapUnary(call, [](double x) { return std::tan(x); });
+  case OpKind::Expm1:
+    return mapUnary(call, [](double x) { return std::expm1(x); });
+  case OpKind::Log10:
+    return mapUnary(call, [](double x) { return std::log10(x); });
+  case OpKind::Log1p:
+    return mapUnary(call, [](double x) { return std::log1p(x); });
+  case OpKind::Log2:
+    return mapUnary(call, [](double x) { return std::log2(x); });
+  // Integers are exact in the double data and nearbyint/trunc leave them unchanged.
+  case OpKind::Round:
+    return mapUnary(call, [](double x) { return std::nearbyint(x); });
+  case OpKind::RoundDecimals: {
+    int64_t decimals = attr::decimals(call.node);
+    DType dtype = call.result().dtype;
+    return mapUnary(call, [=](double x) { return roundDecimals(x, decimals, dtype); });
+  }
+  case OpKind::Trunc:
+    return mapUnary(call, [](double x) { return std::trunc(x); });
+  case OpKind::Sign:
+    return mapUnary(call, sign);
+  case OpKind::IsNan:
+    return mapUnary(call, [](double x) { return std::isnan(x) ? 1.0 : 0.0; });
+  case OpKind::IsInf:
+    return mapUnary(call, [](double x) { return std::isinf(x) ? 1.0 : 0.0; });
+  case OpKind::Elu: {
+    double alpha = attr::alpha(call.node);
+    double scale = attr::scale(call.node).value_or(1.0);
+    double inputScale = attr::input_scale(call.node);
+    return mapUnary(call, [=](double x) { return elu(x, alpha, scale, inputScale); });
+  }
+  case OpKind::BitwiseNot:
+    return mapBitwise(call, [](int64_t a, int64_t) { return ~a; });
   // The driver's rounding to the result dtype is the whole conversion (truncation toward zero
   // for float -> int, x != 0 for bool, round to nearest even for f16/bf16).
   case OpKind::Cast:
@@ -238,6 +329,12 @@ Status runIntegerArithmetic(OpCall &call) {
       return b == 0 ? 0 : remainderInteger(a, b);
     });
     break;
+  case OpKind::Fmod:
+    status = mapBinaryInteger(call, [&](int64_t a, int64_t b) -> int64_t {
+      dividedByZero |= b == 0;
+      return b == 0 ? 0 : fmodInteger(a, b);
+    });
+    break;
   default:
     TC_CHECK(false, "not an integer arithmetic op");
   }
@@ -255,6 +352,7 @@ bool isIntegerArithmetic(const OpCall &call) {
   case OpKind::Pow:
   case OpKind::FloorDivide:
   case OpKind::Remainder:
+  case OpKind::Fmod:
     return isIntegral(call.operand(0).dtype) && isIntegral(call.result().dtype);
   default:
     return false;
@@ -303,6 +401,18 @@ Status runBinary(OpCall &call) {
     return mapBroadcast<2>(call, [](double a, double b) { return a != 0 && b != 0 ? 1. : 0.; });
   case OpKind::LogicalOr:
     return mapBroadcast<2>(call, [](double a, double b) { return a != 0 || b != 0 ? 1. : 0.; });
+  case OpKind::LogicalXor:
+    return mapBroadcast<2>(call, [](double a, double b) { return (a != 0) != (b != 0) ? 1. : 0.; });
+  case OpKind::Atan2:
+    return mapBroadcast<2>(call, [](double a, double b) { return std::atan2(a, b); });
+  case OpKind::Fmod:
+    return mapBroadcast<2>(call, [](double a, double b) { return std::fmod(a, b); });
+  case OpKind::BitwiseAnd:
+    return mapBitwise(call, [](int64_t a, int64_t b) { return a & b; });
+  case OpKind::BitwiseOr:
+    return mapBitwise(call, [](int64_t a, int64_t b) { return a | b; });
+  case OpKind::BitwiseXor:
+    return mapBitwise(call, [](int64_t a, int64_t b) { return a ^ b; });
   default:
     TC_CHECK(false, "not a binary elementwise op");
   }

@@ -99,6 +99,7 @@ DType ruleResultDType(OpKind op, DType operand, const AttrMap &attrs) {
   switch (opInfo(op).dtypeRule) {
   case DTypeRule::Same:
   case DTypeRule::Floating:
+  case DTypeRule::Integral:
     return operand;
   case DTypeRule::Bool:
     return DType::Bool;

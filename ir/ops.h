@@ -29,6 +29,7 @@ enum class OpFamily : uint8_t { Unary, Binary, Ternary, Reduction, Nn, Pool, Sha
 enum class DTypeRule : uint8_t {
   Same,
   Floating,
+  Integral,
   Bool,
   I64,
   IntegersToI64,

@@ -176,10 +176,14 @@ namespace {
 
 // ---- elementwise ----
 
-// The operand checks of the op's dtype rule (ir/ops.def): Floating ops need a floating operand.
+// The operand checks of the op's dtype rule (ir/ops.def): Floating ops need a floating operand,
+// Integral ops a bool or integer one.
 Status checkOperandDType(OpKind op, const TensorType &operand) {
   if (opInfo(op).dtypeRule == DTypeRule::Floating)
     TC_TRY(requireFloating(op, operand));
+  if (opInfo(op).dtypeRule == DTypeRule::Integral && isFloatingPoint(operand.dtype))
+    return invalidInput(std::string(opName(op)) + " requires a bool or integer dtype, got " +
+                        std::string(dtypeName(operand.dtype)));
   return Status::success();
 }
 
@@ -422,6 +426,8 @@ void checkDTypeRule(OpKind op, const TypeList &operands, const AttrMap &attrs,
   const TensorType &operand = operands.at(opInfo(op).family == OpFamily::Ternary ? 1 : 0);
   TC_CHECK(rule != DTypeRule::Floating || isFloatingPoint(operand.dtype),
            std::string(opName(op)) + " accepted a non-floating operand; ir/ops.def says Floating");
+  TC_CHECK(rule != DTypeRule::Integral || !isFloatingPoint(operand.dtype),
+           std::string(opName(op)) + " accepted a floating operand; ir/ops.def says Integral");
   DType expected = ruleResultDType(op, operand.dtype, attrs);
   for (const TensorType &result : results)
     TC_CHECK(result.dtype == expected, std::string(opName(op)) + " inferred " + result.str() +

@@ -86,6 +86,11 @@ EXTRA_OVERLOADS = [
     # Elementwise torch.min(a, b) / torch.max(a, b) (T5 clamps with min.other); diff (transformers
     # position ids in training IR).
     "min.other", "max.other", "diff.default",
+    # Training-IR spellings of core elementwise ops: `a ^ b`, in-place copy_/fill_ on fresh
+    # tensors (functionalized to copy/full_like in core ATen), selu/celu (elu in core ATen),
+    # torch.round(x, decimals=d) (not core, at either level).
+    "__xor__.Tensor", "copy_.default", "fill_.Scalar", "selu.default", "celu.default",
+    "round.decimals",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

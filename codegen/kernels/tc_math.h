@@ -421,6 +421,86 @@ template <typename T> TC_HD inline T pow_(T base, T exponent) {
   }
 }
 
+// ---- rounding, sign, tests and bitwise ops (integers pass through where PyTorch keeps them) ----
+
+/// torch.round: to nearest, ties to even; integers unchanged.
+template <typename T> TC_HD inline T round_half_even(T x) {
+  if constexpr (std::is_integral<T>::value)
+    return x;
+  else
+    return std::nearbyint(x);
+}
+
+/// torch.round(x, decimals): PyTorch's kernel, in T (float for f32/f16/bf16).
+template <typename T> TC_HD inline T round_decimals(T x, int64_t decimals) {
+  bool negative = decimals < 0;
+  double power = 1.0; // exact up to 10^22, like PyTorch's std::pow(10, decimals); then inf
+  for (int64_t i = 0; i < (negative ? -decimals : decimals) && power <= 1e308; ++i)
+    power *= 10.0;
+  const T scale = static_cast<T>(power);
+  return negative ? std::nearbyint(x / scale) * scale : std::nearbyint(x * scale) / scale;
+}
+
+/// torch.trunc: toward zero; integers unchanged.
+template <typename T> TC_HD inline T trunc_(T x) {
+  if constexpr (std::is_integral<T>::value)
+    return x;
+  else
+    return std::trunc(x);
+}
+
+/// torch.sign: -1, 0 or 1; bool unchanged; NaN gives 0 like PyTorch's CPU kernel.
+template <typename T> TC_HD inline T sign(T x) {
+  if constexpr (std::is_same<T, bool>::value)
+    return x;
+  else if constexpr (std::is_integral<T>::value && !std::is_signed<T>::value)
+    return static_cast<T>(x != T(0) ? 1 : 0);
+  else
+    return static_cast<T>(static_cast<int>(T(0) < x) - static_cast<int>(x < T(0)));
+}
+
+/// True for +-infinity of a floating T; false for integers.
+template <typename T> TC_HD inline bool is_inf(T value) {
+  if constexpr (std::is_floating_point<T>::value)
+    return value == infinity<T>() || value == -infinity<T>();
+  else if constexpr (is_reduced_float<T>::value)
+    return is_inf(to_float(value));
+  else
+    return false;
+}
+
+/// elu: x * scale for x > 0, else alpha * scale * (exp(x * input_scale) - 1).
+template <typename T> TC_HD inline T elu(T x, T alpha, T scale, T input_scale) {
+  return x <= T(0) ? std::expm1(x * input_scale) * (alpha * scale) : x * scale;
+}
+
+/// C's fmod: the sign of the dividend. Integers: b == 0 gives 0 (PyTorch raises; see
+/// floor_divide), the minimum divided by -1 gives 0 instead of trapping.
+template <typename T> TC_HD inline T fmod_(T a, T b) {
+  if constexpr (std::is_integral<T>::value) {
+    if (b == T(0))
+      return T(0);
+    if constexpr (std::is_signed<T>::value)
+      if (b == T(-1))
+        return T(0);
+    return static_cast<T>(a % b);
+  } else {
+    return std::fmod(a, b);
+  }
+}
+
+/// ~x for integers, !x for bool (where ~ would promote to int and always be nonzero).
+template <typename T> TC_HD inline T bitwise_not(T x) {
+  if constexpr (std::is_same<T, bool>::value)
+    return !x;
+  else
+    return static_cast<T>(~x);
+}
+
+template <typename T> TC_HD inline T bitwise_and(T a, T b) { return static_cast<T>(a & b); }
+template <typename T> TC_HD inline T bitwise_or(T a, T b) { return static_cast<T>(a | b); }
+template <typename T> TC_HD inline T bitwise_xor(T a, T b) { return static_cast<T>(a ^ b); }
+
 /// Python floor division for symbolic shape arithmetic; b == 0 gives 0.
 TC_HD inline int64_t floordiv_i64(int64_t a, int64_t b) { return floor_divide<int64_t>(a, b); }
 

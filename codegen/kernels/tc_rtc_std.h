@@ -153,11 +153,20 @@ template <> struct numeric_limits<double> {
 };
 
 // ---- <cmath> ----
+using ::acos;
+using ::acosh;
+using ::asin;
+using ::asinh;
+using ::atan;
+using ::atan2;
+using ::atanh;
 using ::ceil;
 using ::copysign;
 using ::cos;
+using ::cosh;
 using ::erf;
 using ::exp;
+using ::expm1;
 using ::fabs;
 using ::floor;
 using ::fmod;
@@ -165,9 +174,15 @@ using ::isfinite;
 using ::isinf;
 using ::isnan;
 using ::log;
+using ::log10;
+using ::log1p;
+using ::log2;
+using ::nearbyint;
 using ::pow;
 using ::sin;
+using ::sinh;
 using ::sqrt;
+using ::tan;
 using ::tanh;
 using ::trunc;
 

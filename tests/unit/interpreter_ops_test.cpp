@@ -428,3 +428,57 @@ TEST_CASE("interpreter: full, arange, embedding and index_select") {
                typeOf(DType::F32, {1, 2}),
                attrs({{"dim", int64_t{0}}})) == std::vector<double>{20, 21});
 }
+
+TEST_CASE("interpreter: rounding, sign, elu, fmod, atan2 and bitwise ops match PyTorch") {
+  TensorType f32x8 = typeOf(DType::F32, {2, 4});
+  CHECK(evalOp(OpKind::Round, {unaryInput()}, f32x8) ==
+        std::vector<double>{-2, -1, -0.0, 0, 0, 1, 2, 4}); // ties to even
+  CHECK(evalOp(OpKind::Trunc, {unaryInput()}, f32x8) ==
+        std::vector<double>{-2, -1, -0.0, 0, 0, 1, 2, 4});
+  CHECK(evalOp(OpKind::Sign, {unaryInput()}, f32x8) ==
+        std::vector<double>{-1, -1, -1, 0, 1, 1, 1, 1});
+  checkValues(evalOp(OpKind::Elu, {unaryInput()}, f32x8,
+                     attrs({{"alpha", 2.0}, {"input_scale", 1.0}, {"scale", 1.0}})),
+              {-1.83582997, -1.2642411, -0.786938667, 0, 0.5, 1, 2.5, 4});
+  // torch.round(x, decimals): the products are formed in float, like PyTorch's kernel.
+  HostTensor tenths = f32({8}, {-0.925, -0.37, -0.185, 0, 0.185, 0.37, 0.925, 1.48});
+  checkValues(evalOp(OpKind::RoundDecimals, {tenths}, typeOf(DType::F32, {8}),
+                     attrs({{"decimals", int64_t{1}}})),
+              {-0.899999976, -0.400000006, -0.200000003, 0, 0.200000003, 0.400000006,
+               0.899999976, 1.5});
+  HostTensor tens = f32({8}, {-92.5, -37, -18.5, 0, 18.5, 37, 92.5, 148});
+  CHECK(evalOp(OpKind::RoundDecimals, {tens}, typeOf(DType::F32, {8}),
+               attrs({{"decimals", int64_t{-1}}})) ==
+        std::vector<double>{-90, -40, -20, 0, 20, 40, 90, 150});
+  HostTensor special = f32({4}, {kNaN, kInf, -kInf, 1});
+  CHECK(evalOp(OpKind::IsNan, {special}, typeOf(DType::Bool, {4})) ==
+        std::vector<double>{1, 0, 0, 0});
+  CHECK(evalOp(OpKind::IsInf, {special}, typeOf(DType::Bool, {4})) ==
+        std::vector<double>{0, 1, 1, 0});
+  CHECK(evalOp(OpKind::Sign, {special}, typeOf(DType::F32, {4})) ==
+        std::vector<double>{0, 1, -1, 1}); // NaN gives 0, as PyTorch's CPU kernel
+  checkValues(evalOp(OpKind::Fmod, {binaryA(), binaryB()}, f32x8),
+              {-1, -2.5, 0, 0, 1.5, 2, -0.0, 0.5});
+  checkValues(evalOp(OpKind::Atan2, {binaryA(), binaryB()}, f32x8),
+              {-1.29249668, -2.44685435, 0, 2.03444386, 1.22202528, 1.92956698, -1.10714877,
+               2.21429753});
+  // C's fmod on integers: the sign of the dividend; by zero is an error.
+  HostTensor a = makeTensor(DType::I32, {6}, {7, -7, 7, -7, 0, 5});
+  HostTensor b = makeTensor(DType::I32, {6}, {2, 2, -2, -2, 3, -3});
+  TensorType i32x6 = typeOf(DType::I32, {6});
+  CHECK(evalOp(OpKind::Fmod, {a, b}, i32x6) == std::vector<double>{1, -1, 1, -1, 0, 2});
+  HostTensor zero = makeTensor(DType::I32, {6}, {1, 1, 0, 1, 1, 1});
+  CHECK(contains(opError(OpKind::Fmod, {a, zero}, i32x6), "integer division by zero"));
+  HostTensor u = makeTensor(DType::U8, {4}, {0, 5, 200, 255});
+  HostTensor v = makeTensor(DType::U8, {4}, {3, 6, 7, 128});
+  TensorType u8x4 = typeOf(DType::U8, {4});
+  CHECK(evalOp(OpKind::BitwiseNot, {u}, u8x4) == std::vector<double>{255, 250, 55, 0});
+  CHECK(evalOp(OpKind::BitwiseAnd, {u, v}, u8x4) == std::vector<double>{0, 4, 0, 128});
+  CHECK(evalOp(OpKind::BitwiseXor, {u, v}, u8x4) == std::vector<double>{3, 3, 207, 127});
+  CHECK(evalOp(OpKind::BitwiseOr, {u, v}, u8x4) == std::vector<double>{3, 7, 207, 255});
+  HostTensor m = makeTensor(DType::Bool, {4}, {0, 1, 0, 1});
+  HostTensor n = makeTensor(DType::Bool, {4}, {0, 0, 1, 1});
+  TensorType bool4 = typeOf(DType::Bool, {4});
+  CHECK(evalOp(OpKind::BitwiseNot, {m}, bool4) == std::vector<double>{1, 0, 1, 0});
+  CHECK(evalOp(OpKind::LogicalXor, {m, n}, bool4) == std::vector<double>{0, 1, 1, 0});
+}

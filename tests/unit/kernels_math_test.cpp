@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 
 using namespace kernels_test;
 
@@ -244,6 +245,15 @@ template <typename T> void checkUnaryHelpers() {
                       [](T x) { return tc::clamp_max(x, T(0.75)); });
   checkUnaryHelper<T>(OpKind::Clamp, attrs({{"min", kNaN}}),
                       [](T x) { return tc::clamp_min(x, T(kNaN)); });
+  checkUnaryHelper<T>(OpKind::Round, {}, [](T x) { return tc::round_half_even(x); });
+  checkUnaryHelper<T>(OpKind::RoundDecimals, attrs({{"decimals", int64_t{2}}}),
+                      [](T x) { return tc::round_decimals(x, 2); });
+  checkUnaryHelper<T>(OpKind::RoundDecimals, attrs({{"decimals", int64_t{-1}}}),
+                      [](T x) { return tc::round_decimals(x, -1); });
+  checkUnaryHelper<T>(OpKind::Trunc, {}, [](T x) { return tc::trunc_(x); });
+  checkUnaryHelper<T>(OpKind::Sign, {}, [](T x) { return tc::sign(x); });
+  checkUnaryHelper<T>(OpKind::Elu, attrs({{"alpha", 1.5}, {"input_scale", 0.5}, {"scale", 2.0}}),
+                      [](T x) { return tc::elu(x, T(1.5), T(2), T(0.5)); });
 }
 
 /// Runs binary `op` in the interpreter on a [n, n] grid of operand pairs and `helper` on
@@ -284,6 +294,7 @@ template <typename T> void checkFloatingBinaryHelpers() {
   checkBinaryHelper<T>(OpKind::Pow, operands, [](T a, T b) { return tc::pow_(a, b); });
   checkBinaryHelper<T>(OpKind::Maximum, operands, [](T a, T b) { return tc::maximum(a, b); });
   checkBinaryHelper<T>(OpKind::Minimum, operands, [](T a, T b) { return tc::minimum(a, b); });
+  checkBinaryHelper<T>(OpKind::Fmod, operands, [](T a, T b) { return tc::fmod_(a, b); });
 }
 
 template <typename T> void checkIntegerBinaryHelpers() {
@@ -297,6 +308,13 @@ template <typename T> void checkIntegerBinaryHelpers() {
   checkBinaryHelper<T>(OpKind::Pow, operands, [](T a, T b) { return tc::pow_(a, b); });
   checkBinaryHelper<T>(OpKind::Maximum, operands, [](T a, T b) { return tc::maximum(a, b); });
   checkBinaryHelper<T>(OpKind::Minimum, operands, [](T a, T b) { return tc::minimum(a, b); });
+  checkBinaryHelper<T>(
+      OpKind::Fmod, operands, [](T a, T b) { return tc::fmod_(a, b); }, divisionByZero);
+  checkBinaryHelper<T>(OpKind::BitwiseAnd, operands,
+                       [](T a, T b) { return tc::bitwise_and(a, b); });
+  checkBinaryHelper<T>(OpKind::BitwiseOr, operands, [](T a, T b) { return tc::bitwise_or(a, b); });
+  checkBinaryHelper<T>(OpKind::BitwiseXor, operands,
+                       [](T a, T b) { return tc::bitwise_xor(a, b); });
 }
 
 } // namespace
@@ -331,6 +349,32 @@ TEST_CASE("kernels: integer helpers at their edges") {
   CHECK(std::signbit(tc::floor_divide(-0.0, 5.0)));
   CHECK(std::signbit(tc::floor_divide(1.0, -1e300)) == true);
   CHECK(tc::floor_divide(1.0, -1e300) == -1.0);
+}
+
+TEST_CASE("kernels: rounding, sign, tests and bitwise helpers at their edges") {
+  CHECK(tc::round_half_even(2.5f) == 2.0f);
+  CHECK(tc::round_half_even(-0.5) == 0.0);
+  CHECK(std::signbit(tc::round_half_even(-0.5)));
+  CHECK(tc::round_half_even(int64_t{-7}) == -7);
+  CHECK(tc::trunc_(int8_t{-7}) == -7);
+  CHECK(tc::sign(std::nanf("")) == 0.0f); // PyTorch's CPU kernel
+  CHECK(tc::sign(uint8_t{200}) == 1);
+  CHECK(tc::sign(true) == true);
+  CHECK(tc::sign(int64_t{-9}) == -1);
+  CHECK(tc::is_inf(-std::numeric_limits<double>::infinity()));
+  CHECK(!tc::is_inf(std::nanf("")));
+  CHECK(tc::is_inf(tc::half{0x7C00}));
+  CHECK(!tc::is_inf(int64_t{1}));
+  CHECK(tc::fmod_(int64_t{-7}, int64_t{2}) == -1);
+  CHECK(tc::fmod_(INT64_MIN, int64_t{-1}) == 0); // no trap
+  CHECK(tc::fmod_(int32_t{5}, int32_t{0}) == 0);
+  CHECK(std::isnan(tc::fmod_(1.0f, 0.0f)));
+  CHECK(tc::bitwise_not(uint8_t{5}) == 250);
+  CHECK(tc::bitwise_not(int64_t{0}) == -1);
+  CHECK(tc::bitwise_not(true) == false);
+  CHECK(tc::bitwise_xor(true, true) == false);
+  CHECK(tc::round_decimals(1.35f, 1) == 1.4f); // 13.5f ties to even 14
+  CHECK(tc::round_decimals(125.0, -1) == 120.0);
 }
 
 TEST_CASE("kernels: floordiv_i64 and mod_i64 follow Python") {

@@ -176,6 +176,22 @@ std::vector<Example> examples() {
                     OpKind::LogicalAnd, OpKind::LogicalOr})
     list.push_back({op, {"i64[2,3]", "i64[]"}, {}, {}, "bool[2,3]"});
   list.push_back({OpKind::Where, {"bool[2,1,1]", "f32[3,1]", "f32[4]"}, {}, {}, "f32[2,3,4]"});
+  // More core ATen elementwise ops.
+  list.push_back({OpKind::RoundDecimals, {"bf16[?s0]"}, attrs({{"decimals", intAttr(-2)}}), {},
+                  "bf16[?s0]"});
+  list.push_back({OpKind::Elu,
+                  {"f16[2,3]"},
+                  attrs({{"alpha", 1.0}, {"input_scale", 1.0}, {"scale", 2.0}}),
+                  {},
+                  "f16[2,3]"});
+  for (OpKind op : {OpKind::IsNan, OpKind::IsInf})
+    list.push_back({op, {"f16[?s0,2]"}, {}, {}, "bool[?s0,2]"});
+  list.push_back({OpKind::BitwiseNot, {"u8[3]"}, {}, {}, "u8[3]"});
+  for (OpKind op : {OpKind::Atan2, OpKind::Fmod})
+    list.push_back({op, {"f32[?s0,1,3]", "f32[4,1]"}, {}, {}, "f32[?s0,4,3]"});
+  list.push_back({OpKind::LogicalXor, {"bool[2,3]", "bool[]"}, {}, {}, "bool[2,3]"});
+  for (OpKind op : {OpKind::BitwiseAnd, OpKind::BitwiseOr, OpKind::BitwiseXor})
+    list.push_back({op, {"i32[2,1]", "i32[3]"}, {}, {}, "i32[2,3]"});
   for (OpKind op : {OpKind::Sum, OpKind::Mean, OpKind::Amax, OpKind::Amin, OpKind::Prod})
     list.push_back({op, {"f32[?s0,3,4]"}, reduceAttrs({1}, false), {}, "f32[?s0,4]"});
   list.push_back({OpKind::Any, {"f32[?s0,3,4]"}, reduceAttrs({-1}, true), {}, "bool[?s0,3,1]"});
@@ -377,6 +393,14 @@ TEST_CASE("elementwise binary: broadcasting, shared dtype, comparisons give bool
   CHECK(infer(OpKind::Div, {"i64[2]", "i64[2]"}) ==
         "error: div requires a floating dtype, got i64");
   CHECK(infer(OpKind::FloorDivide, {"i64[2]", "i64[]"}) == "i64[2]");
+  CHECK(infer(OpKind::Fmod, {"i64[2]", "i64[]"}) == "i64[2]");
+  CHECK(infer(OpKind::BitwiseXor, {"bool[2]", "bool[2]"}) == "bool[2]");
+  CHECK(infer(OpKind::BitwiseAnd, {"f32[2]", "f32[2]"}) ==
+        "error: bitwise_and requires a bool or integer dtype, got f32");
+  CHECK(infer(OpKind::BitwiseNot, {"f16[2]"}) ==
+        "error: bitwise_not requires a bool or integer dtype, got f16");
+  CHECK(infer(OpKind::Atan2, {"i64[2]", "i64[2]"}) ==
+        "error: atan2 requires a floating dtype, got i64");
 }
 
 TEST_CASE("where: bool condition, broadcast of all three operands") {
