@@ -350,6 +350,82 @@ Status emitGather(const ir::Node &node, EmitState &state) {
   return Status::success();
 }
 
+
+// ---- padding and resampling ----
+
+// pad: runs of adjacent unpadded dims are merged into one (their index is copied as is), so
+// that an NCHW pad of the last two dims is a rank-3 problem whatever the batch dims.
+Status emitPad(const ir::Node &node, EmitState &state) {
+  const ir::Value *x = node.operand(0);
+  const ir::Value *y = node.result();
+  const ir::Shape &inShape = x->type().shape;
+  const ir::Shape &outShape = y->type().shape;
+  std::vector<int64_t> pads = ir::attr::pads(node);
+  std::vector<std::string> in, out, before;
+  bool previousUnpadded = false;
+  for (size_t d = 0; d < inShape.size(); ++d) {
+    bool unpadded = pads[2 * d] == 0 && pads[2 * d + 1] == 0;
+    if (unpadded && previousUnpadded) {
+      in.back() = "(" + in.back() + " * " + dimExpr(inShape[d]) + ")";
+      out.back() = "(" + out.back() + " * " + dimExpr(outShape[d]) + ")";
+      continue;
+    }
+    in.push_back(dimExpr(inShape[d]));
+    out.push_back(dimExpr(outShape[d]));
+    before.push_back(lit(pads[2 * d]));
+    previousUnpadded = unpadded;
+  }
+  std::string mode = ir::attr::mode(node);
+  if (mode != "constant" && mode != "reflect" && mode != "replicate" && mode != "circular")
+    return unsupported("node '" + node.name() + "' (pad): mode '" + mode + "'");
+  CodeWriter &code = state.code();
+  code.open("");
+  if (in.empty()) { // a 0-d pad copies its one element; the arrays must not be empty
+    in = out = {"int64_t(1)"};
+    before = {"int64_t(0)"};
+  }
+  code.line("const int64_t in_shape[] = " + braceList(in) + ";");
+  code.line("const int64_t before[] = " + braceList(before) + ";");
+  code.line("const int64_t out_shape[] = " + braceList(out) + ";");
+  int rank = static_cast<int>(inShape.empty() ? 0 : in.size());
+  state.callLibrary("pad<" + ctype(y) + ">(" + state.ptr(x) + ", " + std::to_string(rank) +
+                    ", in_shape, before, out_shape, tc::pad_mode::" + mode + ", " +
+                    doubleLiteral(ir::attr::value(node)) + ", " + state.ptr(y) + ")");
+  code.close();
+  return Status::success();
+}
+
+Status emitUpsample(const ir::Node &node, EmitState &state) {
+  const ir::Value *x = node.operand(0);
+  const ir::Value *y = node.result();
+  const ir::Shape &inShape = x->type().shape;
+  const ir::Shape &outShape = y->type().shape;
+  std::vector<double> scales = ir::attr::scales(node);
+  size_t leading = inShape.size() - scales.size();
+  std::vector<std::string> in, out, factors;
+  for (size_t s = 0; s < scales.size(); ++s) {
+    in.push_back(dimExpr(inShape[leading + s]));
+    out.push_back(dimExpr(outShape[leading + s]));
+    factors.push_back(doubleLiteral(scales[s]));
+  }
+  std::string mode = ir::attr::mode(node);
+  std::string kind = mode == "linear"          ? "linear"
+                     : mode == "nearest-exact" ? "nearest_exact"
+                                               : "nearest";
+  CodeWriter &code = state.code();
+  code.open("");
+  code.line("const int64_t in_size[] = " + braceList(in) + ";");
+  code.line("const int64_t out_size[] = " + braceList(out) + ";");
+  code.line("const double scales[] = " + braceList(factors) + ";");
+  state.callLibrary("upsample<" + ctype(y) + ">(" + state.ptr(x) + ", " +
+                    productRange(inShape, 0, leading) + ", " + std::to_string(scales.size()) +
+                    ", in_size, out_size, scales, tc::upsample_mode::" + kind + ", " +
+                    (ir::attr::align_corners(node) ? "true" : "false") + ", " + state.ptr(y) +
+                    ")");
+  code.close();
+  return Status::success();
+}
+
 } // namespace
 
 Status emitNnNode(const ir::Node &node, EmitState &state) {
@@ -370,6 +446,8 @@ Status emitNnNode(const ir::Node &node, EmitState &state) {
   case OpKind::Embedding:
   case OpKind::IndexSelect:
   case OpKind::Gather: return emitGather(node, state);
+  case OpKind::Pad: return emitPad(node, state);
+  case OpKind::Upsample: return emitUpsample(node, state);
   default: break;
   }
   return unsupported("node '" + node.name() + "' (" + std::string(ir::opName(node.op())) +

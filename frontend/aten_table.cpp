@@ -1257,6 +1257,183 @@ Status importArgmin(NodeImport &node) {
   return emitOne(node, OpKind::Argmax, {reversed}, std::move(attrs));
 }
 
+// ---- padding, resampling and 1-d pools ----
+
+// PyTorch lists pads last dim first ([left, right, top, bottom, ...], covering the last
+// len / 2 dims); the pad op takes one (before, after) pair per dim in dim order.
+Expected<std::vector<int64_t>> padsPerDim(NodeImport &node, const std::vector<int64_t> &torchPads,
+                                          int64_t rank) {
+  if (torchPads.size() % 2 != 0 || static_cast<int64_t>(torchPads.size()) > 2 * rank)
+    return invalidInput("pad list of " + std::to_string(torchPads.size()) +
+                        " entries for a rank-" + std::to_string(rank) + " input in node '" +
+                        node.name() + "' (expected an even count up to " +
+                        std::to_string(2 * rank) + ")");
+  std::vector<int64_t> pads(static_cast<size_t>(2 * rank), 0);
+  for (size_t k = 0; k < torchPads.size() / 2; ++k) {
+    size_t dim = static_cast<size_t>(rank) - 1 - k;
+    pads[2 * dim] = torchPads[2 * k];
+    pads[2 * dim + 1] = torchPads[2 * k + 1];
+  }
+  return pads;
+}
+
+Status emitPad(NodeImport &node, std::string_view padArg, const std::string &mode,
+               double value) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> torchPads, node.intList(padArg));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> pads, padsPerDim(node, torchPads, self->type().rank()));
+  AttrMap attrs;
+  attrs.set("mode", mode);
+  attrs.set("pads", pads);
+  attrs.set("value", value);
+  return emitOne(node, OpKind::Pad, {self}, std::move(attrs));
+}
+
+// constant_pad_nd(self, pad, value=0) (core ATen).
+Status importConstantPad(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(ScalarOrTensor value, node.scalarOrTensor("value"));
+  if (value.tensor)
+    return node.unsupportedFeature("pad value given as a tensor");
+  return emitPad(node, "pad", "constant", value.scalar);
+}
+
+// pad(self, pad, mode, value) (training IR, F.pad).
+Status importPad(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(std::optional<std::string> mode, node.optionalString("mode"));
+  TC_ASSIGN_OR_RETURN(std::optional<double> value, node.optionalFloat("value"));
+  std::string padMode = mode.value_or("constant");
+  if (padMode != "constant" && padMode != "reflect" && padMode != "replicate" &&
+      padMode != "circular")
+    return invalidInput("pad mode '" + padMode + "' in node '" + node.name() +
+                        "' is not one of constant, reflect, replicate, circular");
+  if (padMode != "constant" && value && *value != 0.0)
+    return invalidInput("pad mode '" + padMode + "' takes no fill value in node '" +
+                        node.name() + "'");
+  return emitPad(node, "pad", padMode, value.value_or(0.0));
+}
+
+// reflection_pad{1,2,3}d / replication_pad{1,2,3}d(self, padding).
+template <const char *Mode> Status importModePad(NodeImport &node) {
+  return emitPad(node, "padding", Mode, 0.0);
+}
+constexpr char kReflect[] = "reflect";
+constexpr char kReplicate[] = "replicate";
+
+// upsample_*{1,2,3}d.vec(input, output_size?, [align_corners,] scale_factors?) and the
+// .default overloads (self, output_size, [align_corners,] scales_*?): the result size is the
+// exported output's; the scale factors matter because PyTorch derives source indices from
+// them when given.
+template <int Spatial, const char *Mode> Status importUpsample(NodeImport &node) {
+  bool isVec = node.schema().findArg("input") != nullptr;
+  TC_ASSIGN_OR_RETURN(Value * input, node.tensor(isVec ? "input" : "self"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  std::vector<double> scales(Spatial, 0.0);
+  if (isVec) {
+    TC_ASSIGN_OR_RETURN(std::optional<std::vector<double>> factors,
+                        node.optionalFloatList("scale_factors"));
+    if (factors && factors->size() != static_cast<size_t>(Spatial))
+      return invalidInput("upsample scale_factors of " + std::to_string(factors->size()) +
+                          " entries for " + std::to_string(Spatial) + " spatial dims in node '" +
+                          node.name() + "'");
+    if (factors)
+      scales = *factors;
+  } else {
+    static const std::vector<std::vector<const char *>> kNames = {
+        {"scales"}, {"scales_h", "scales_w"}, {"scales_d", "scales_h", "scales_w"}};
+    for (size_t s = 0; s < Spatial; ++s) {
+      TC_ASSIGN_OR_RETURN(std::optional<double> scale, node.optionalFloat(kNames[Spatial - 1][s]));
+      scales[s] = scale.value_or(0.0);
+    }
+  }
+  bool alignCorners = false;
+  if (node.schema().findArg("align_corners") != nullptr) {
+    TC_ASSIGN_OR_RETURN(alignCorners, node.boolArg("align_corners"));
+  }
+  AttrMap attrs;
+  attrs.set("align_corners", alignCorners);
+  attrs.set("mode", std::string(Mode));
+  attrs.set("scales", scales);
+  attrs.set("shape", ir::makeDimsAttr(out.shape));
+  return emitOne(node, OpKind::Upsample, {input}, std::move(attrs));
+}
+constexpr char kNearest[] = "nearest";
+constexpr char kNearestExact[] = "nearest-exact";
+constexpr char kLinear[] = "linear";
+
+// A 1-d pool (training IR) as its 2-d op over x unsqueezed to [.., 1, L], squeezed back: how
+// ATen computes it, and how core ATen decomposes it. `attrs` are the 2-d op's.
+Status emitPool1dAs2d(NodeImport &node, OpKind op, AttrMap attrs) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  int64_t rank = self->type().rank();
+  if (rank != 2 && rank != 3)
+    return invalidInput(std::string(ir::opName(op)) + " of a 1-d input " + self->type().str() +
+                        " in node '" + node.name() + "': expected rank 2 or 3");
+  ir::TensorType planes = self->type();
+  planes.shape.insert(planes.shape.end() - 1, ir::Dim(1));
+  AttrMap unsqueeze;
+  unsqueeze.set("dim", rank - 1);
+  Value *x = node.emitTemp(OpKind::Unsqueeze, {self}, planes, std::move(unsqueeze));
+  ir::TensorType pooled = out;
+  pooled.shape.insert(pooled.shape.end() - 1, ir::Dim(1));
+  Value *y = node.emitTemp(op, {x}, pooled, std::move(attrs));
+  AttrMap squeeze;
+  squeeze.set("dims", std::vector<int64_t>{rank - 1});
+  return emitOne(node, OpKind::Squeeze, {y}, std::move(squeeze));
+}
+
+// One entry of a 1-d pool's int[1] argument (an empty list gives `fallback`).
+Expected<int64_t> singleEntry(NodeImport &node, std::string_view arg,
+                            std::optional<int64_t> fallback) {
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> values, node.intList(arg));
+  if (values.empty() && fallback)
+    return *fallback;
+  if (values.size() != 1)
+    return invalidInput("argument '" + std::string(arg) + "' of node '" + node.name() +
+                        "' has " + std::to_string(values.size()) + " entries, expected 1");
+  return values[0];
+}
+
+// adaptive_avg_pool1d(self, output_size) (Swin's final pooling).
+Status importAdaptiveAvgPool1d(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(int64_t size, singleEntry(node, "output_size", std::nullopt));
+  AttrMap attrs;
+  attrs.set("output_size", std::vector<int64_t>{1, size});
+  return emitPool1dAs2d(node, OpKind::AdaptiveAvgPool2d, std::move(attrs));
+}
+
+// max_pool1d(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False).
+Status importMaxPool1d(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(int64_t kernel, singleEntry(node, "kernel_size", std::nullopt));
+  TC_ASSIGN_OR_RETURN(int64_t stride, singleEntry(node, "stride", kernel));
+  TC_ASSIGN_OR_RETURN(int64_t padding, singleEntry(node, "padding", std::nullopt));
+  TC_ASSIGN_OR_RETURN(int64_t dilation, singleEntry(node, "dilation", std::nullopt));
+  TC_ASSIGN_OR_RETURN(bool ceilMode, node.boolArg("ceil_mode"));
+  AttrMap attrs;
+  attrs.set("ceil_mode", ceilMode);
+  attrs.set("dilation", std::vector<int64_t>{1, dilation});
+  attrs.set("kernel", std::vector<int64_t>{1, kernel});
+  attrs.set("padding", std::vector<int64_t>{0, padding});
+  attrs.set("stride", std::vector<int64_t>{1, stride});
+  return emitPool1dAs2d(node, OpKind::MaxPool2d, std::move(attrs));
+}
+
+// avg_pool1d(self, kernel_size, stride=[], padding=0, ceil_mode=False, count_include_pad=True).
+Status importAvgPool1d(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(int64_t kernel, singleEntry(node, "kernel_size", std::nullopt));
+  TC_ASSIGN_OR_RETURN(int64_t stride, singleEntry(node, "stride", kernel));
+  TC_ASSIGN_OR_RETURN(int64_t padding, singleEntry(node, "padding", std::nullopt));
+  TC_ASSIGN_OR_RETURN(bool ceilMode, node.boolArg("ceil_mode"));
+  TC_ASSIGN_OR_RETURN(bool countIncludePad, node.boolArg("count_include_pad"));
+  AttrMap attrs;
+  attrs.set("ceil_mode", ceilMode);
+  attrs.set("count_include_pad", countIncludePad);
+  attrs.set("kernel", std::vector<int64_t>{1, kernel});
+  attrs.set("padding", std::vector<int64_t>{0, padding});
+  attrs.set("stride", std::vector<int64_t>{1, stride});
+  return emitPool1dAs2d(node, OpKind::AvgPool2d, std::move(attrs));
+}
+
 struct TableEntry {
   std::string_view target; ///< "aten.<op>.<overload>"
   ImportFunction function;
@@ -1415,6 +1592,31 @@ constexpr TableEntry kTable[] = {
     {"aten.empty_strided.default", importEmpty},
     {"aten.native_dropout.default", importNativeDropout},
     {"aten.argmin.default", importArgmin},
+    // padding, resampling and 1-d pools
+    {"aten.constant_pad_nd.default", importConstantPad},
+    {"aten.pad.default", importPad},
+    {"aten.reflection_pad1d.default", importModePad<kReflect>},
+    {"aten.reflection_pad2d.default", importModePad<kReflect>},
+    {"aten.reflection_pad3d.default", importModePad<kReflect>},
+    {"aten.replication_pad1d.default", importModePad<kReplicate>},
+    {"aten.replication_pad2d.default", importModePad<kReplicate>},
+    {"aten.replication_pad3d.default", importModePad<kReplicate>},
+    {"aten.upsample_nearest1d.vec", importUpsample<1, kNearest>},
+    {"aten.upsample_nearest1d.default", importUpsample<1, kNearest>},
+    {"aten.upsample_nearest2d.vec", importUpsample<2, kNearest>},
+    {"aten.upsample_nearest2d.default", importUpsample<2, kNearest>},
+    {"aten.upsample_nearest3d.vec", importUpsample<3, kNearest>},
+    {"aten.upsample_nearest3d.default", importUpsample<3, kNearest>},
+    {"aten._upsample_nearest_exact1d.vec", importUpsample<1, kNearestExact>},
+    {"aten._upsample_nearest_exact2d.vec", importUpsample<2, kNearestExact>},
+    {"aten._upsample_nearest_exact3d.vec", importUpsample<3, kNearestExact>},
+    {"aten.upsample_linear1d.vec", importUpsample<1, kLinear>},
+    {"aten.upsample_bilinear2d.vec", importUpsample<2, kLinear>},
+    {"aten.upsample_bilinear2d.default", importUpsample<2, kLinear>},
+    {"aten.upsample_trilinear3d.vec", importUpsample<3, kLinear>},
+    {"aten.adaptive_avg_pool1d.default", importAdaptiveAvgPool1d},
+    {"aten.max_pool1d.default", importMaxPool1d},
+    {"aten.avg_pool1d.default", importAvgPool1d},
 };
 // clang-format on
 

@@ -323,6 +323,26 @@ Expected<std::vector<int64_t>> NodeImport::intList(std::string_view arg) const {
   return values;
 }
 
+Expected<std::optional<std::vector<double>>>
+NodeImport::optionalFloatList(std::string_view arg) const {
+  TC_ASSIGN_OR_RETURN(const Json *json, argument(arg));
+  TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*json, "argument " + quoteName(arg)));
+  if (value.kind == "as_none")
+    return std::optional<std::vector<double>>();
+  if (value.kind == "as_float" && value.payload->is_number())
+    return std::optional<std::vector<double>>(std::vector<double>{value.payload->get<double>()});
+  if (value.kind != "as_floats" || !value.payload->is_array())
+    return invalidInput("argument " + quoteName(arg) + " is " + value.kind +
+                        ", expected a float list");
+  std::vector<double> values;
+  for (const Json &item : *value.payload) {
+    if (!item.is_number())
+      return invalidInput("argument " + quoteName(arg) + " holds a non-number");
+    values.push_back(item.get<double>());
+  }
+  return std::optional<std::vector<double>>(std::move(values));
+}
+
 Expected<ScalarOrTensor> NodeImport::scalarOrTensor(std::string_view arg) const {
   TC_ASSIGN_OR_RETURN(const Json *json, argument(arg));
   TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*json, "argument " + quoteName(arg)));

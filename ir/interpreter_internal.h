@@ -69,6 +69,9 @@ Status runNnOp(OpCall &call);
 Status runPoolOp(OpCall &call);
 /// Family Shape: views and data movement, full, arange, embedding, index_select.
 Status runShapeOp(OpCall &call);
+/// pad (family Shape) and upsample (family Pool): ir/interpreter_resample.cpp.
+Status runPad(OpCall &call);
+Status runUpsample(OpCall &call);
 
 // ---- dtype rounding and element encoding ----
 

@@ -226,6 +226,8 @@ Status runPoolOp(OpCall &call) {
     return avgPool(call);
   case OpKind::AdaptiveAvgPool2d:
     return adaptiveAvgPool(call);
+  case OpKind::Upsample:
+    return runUpsample(call);
   default:
     TC_CHECK(false, "not a pooling op");
   }

@@ -383,6 +383,8 @@ Status runShapeOp(OpCall &call) {
     return indexSelect(call);
   case OpKind::Gather:
     return gatherAlong(call);
+  case OpKind::Pad:
+    return runPad(call);
   default:
     TC_CHECK(false, "not a shape op");
   }

@@ -323,7 +323,7 @@ Expected<TypeList> single(Expected<TensorType> type) {
 }
 
 // Elementwise unary and binary ops are inferred by family; every other op has a case below.
-static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 40,
+static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 42,
               "ir/ops.def changed: give the new op a case in inferByOp");
 
 // Unary and binary ops by family, the others with one case per op of ir/ops.def. The operand
@@ -403,6 +403,10 @@ Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap 
     return single(inferIndexSelect(x, operands[1], attrs));
   case OpKind::Gather:
     return single(inferGather(x, operands[1], attrs));
+  case OpKind::Pad:
+    return single(inferPad(x, attrs));
+  case OpKind::Upsample:
+    return single(inferUpsample(x, attrs));
   case OpKind::AtenCall:
     // An op thunderc does not compile: nothing to infer, any declared results go.
     return declared;

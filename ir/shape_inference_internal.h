@@ -86,4 +86,9 @@ Expected<TensorType> inferGather(const TensorType &x, const TensorType &index,
 Expected<TensorType> inferIndexSelect(const TensorType &x, const TensorType &indices,
                                       const AttrMap &attrs);
 
+// ---- padding and resampling (shape_inference_resample.cpp) ----
+
+Expected<TensorType> inferPad(const TensorType &x, const AttrMap &attrs);
+Expected<TensorType> inferUpsample(const TensorType &x, const AttrMap &attrs);
+
 } // namespace thunderc::ir::inference

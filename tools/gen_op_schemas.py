@@ -91,6 +91,14 @@ EXTRA_OVERLOADS = [
     # torch.round(x, decimals=d) (not core, at either level).
     "__xor__.Tensor", "copy_.default", "fill_.Scalar", "selu.default", "celu.default",
     "round.decimals",
+    # Padding, resampling and pooling beyond the core set: F.pad's modes as their own ops,
+    # F.interpolate in training IR, 1-d and 3-d pools.
+    "replication_pad1d.default", "upsample_nearest1d.vec", "upsample_nearest1d.default",
+    "upsample_nearest2d.default", "upsample_nearest3d.vec", "upsample_nearest3d.default",
+    "_upsample_nearest_exact1d.vec", "_upsample_nearest_exact2d.vec",
+    "_upsample_nearest_exact3d.vec", "upsample_linear1d.vec", "upsample_bilinear2d.default",
+    "upsample_trilinear3d.vec", "adaptive_avg_pool3d.default", "max_pool3d.default",
+    "adaptive_max_pool1d.default", "adaptive_max_pool2d.default", "adaptive_max_pool3d.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

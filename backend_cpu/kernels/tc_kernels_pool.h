@@ -1,9 +1,12 @@
 // CPU kernels for 2-D pooling over NCHW planes: max_pool2d, avg_pool2d and
-// adaptive_avg_pool2d, with PyTorch's window and divisor rules. The caller computes the
-// output size (ceil_mode lives there); windows that start past the input are handled here.
+// adaptive_avg_pool2d, with PyTorch's window and divisor rules; and upsample (nearest,
+// nearest-exact, linear) over 1 to 3 trailing dims with PyTorch's source indices. The caller
+// computes the output size (ceil_mode lives there); windows that start past the input are
+// handled here.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tc_kernels_common.h"
 #include "tc_math.h"
@@ -101,6 +104,74 @@ void adaptive_avg_pool2d(const T *x, int64_t N, int64_t C, int64_t H, int64_t W,
           for (int64_t iw = w0; iw < w1; ++iw)
             sum += cast<double>(plane[ih * W + iw]);
         out[oh * OW + ow] = cast<T>(sum / static_cast<double>((h1 - h0) * (w1 - w0)));
+      }
+    }
+  }
+}
+
+
+/// y [planes, out[0], .., out[spatial-1]] = x [planes, in[0], ..] upsampled over `spatial`
+/// (1 to 3) trailing dims in `mode`, scales[s] being the user's scale factor of dim s (0 for
+/// none): nearest modes copy the element upsample_nearest_index picks; linear blends the two
+/// taps of upsample_linear_tap per dim (computed in float, double for double, with the
+/// weights stored in T as PyTorch's CPU kernel does), outer dim first.
+template <typename T>
+void upsample(const T *x, int64_t planes, int spatial, const int64_t *in, const int64_t *out,
+              const double *scales, upsample_mode mode, bool align_corners, T *y) {
+  using A = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+  int64_t in_plane = 1;
+  int64_t out_plane = 1;
+  for (int s = 0; s < spatial; ++s) {
+    in_plane *= in[s];
+    out_plane *= out[s];
+  }
+  // Dims before the spatial ones are padded with size 1 so that one 3-d loop covers 1 to 3.
+  int64_t isz[3] = {1, 1, 1}, osz[3] = {1, 1, 1};
+  double scl[3] = {0.0, 0.0, 0.0};
+  for (int s = 0; s < spatial; ++s) {
+    isz[3 - spatial + s] = in[s];
+    osz[3 - spatial + s] = out[s];
+    scl[3 - spatial + s] = scales[s];
+  }
+  const bool linear = mode == upsample_mode::linear;
+  const bool exact = mode == upsample_mode::nearest_exact;
+  for (int64_t p = 0; p < planes; ++p) {
+    const T *plane = x + p * in_plane;
+    T *target = y + p * out_plane;
+    for (int64_t o0 = 0; o0 < osz[0]; ++o0) {
+      for (int64_t o1 = 0; o1 < osz[1]; ++o1) {
+        for (int64_t o2 = 0; o2 < osz[2]; ++o2) {
+          const int64_t o[3] = {o0, o1, o2};
+          if (!linear) {
+            int64_t offset = 0;
+            for (int s = 0; s < 3; ++s)
+              offset = offset * isz[s] +
+                       upsample_nearest_index(o[s], isz[s], osz[s], scl[s], exact);
+            *target++ = plane[offset];
+            continue;
+          }
+          linear_tap<A> taps[3];
+          for (int s = 0; s < 3; ++s) {
+            taps[s] = upsample_linear_tap<A>(o[s], isz[s], osz[s], scl[s], align_corners);
+            taps[s].weight1 = cast<A>(cast<T>(taps[s].weight1));
+            taps[s].weight0 = cast<A>(cast<T>(A(1) - taps[s].weight1));
+          }
+          // t(s, offset): the blend over dims s.. at the partial offset, outer dim first.
+          A total = A(0);
+          for (int c0 = 0; c0 < 2; ++c0) {
+            const int64_t i0 = c0 ? taps[0].index1 : taps[0].index0;
+            A inner1 = A(0);
+            for (int c1 = 0; c1 < 2; ++c1) {
+              const int64_t i1 = c1 ? taps[1].index1 : taps[1].index0;
+              const T *line = plane + (i0 * isz[1] + i1) * isz[2];
+              const A inner2 = cast<A>(line[taps[2].index0]) * taps[2].weight0 +
+                               cast<A>(line[taps[2].index1]) * taps[2].weight1;
+              inner1 += inner2 * (c1 ? taps[1].weight1 : taps[1].weight0);
+            }
+            total += inner1 * (c0 ? taps[0].weight1 : taps[0].weight0);
+          }
+          *target++ = cast<T>(total);
+        }
       }
     }
   }

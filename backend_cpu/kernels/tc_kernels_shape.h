@@ -1,5 +1,5 @@
 // CPU kernels for data movement: strided gather/scatter copies (every view op, broadcast and
-// concat), tril/triu, full, arange, embedding, index_select and gather. Buffers are contiguous
+// concat), tril/triu, full, arange, embedding, index_select, gather and pad. Buffers are contiguous
 // row-major unless strides are given; strides and offsets count elements.
 #pragma once
 
@@ -219,6 +219,66 @@ bool gather(const T *x, int64_t outer, int64_t extent, int64_t inner, const I *i
     }
   }
   return true;
+}
+
+
+/// y (contiguous, shape out_shape) = x (contiguous, shape in_shape) with before[k] elements
+/// added in front of dim k (negative crops) in `mode` (pad_source_index in tc_math.h); outside
+/// the input, constant mode writes `value`. rank 0 copies one element. Each row of the last
+/// dim finds its source row once; constant mode then writes fill, copy, fill.
+template <typename T>
+void pad(const T *x, int rank, const int64_t *in_shape, const int64_t *before,
+         const int64_t *out_shape, pad_mode mode, double value, T *y) {
+  if (rank == 0) {
+    y[0] = x[0];
+    return;
+  }
+  const int64_t width = out_shape[rank - 1];
+  const int64_t in_width = in_shape[rank - 1];
+  const int64_t lead = before[rank - 1];
+  int64_t rows = 1;
+  for (int k = 0; k + 1 < rank; ++k)
+    rows *= out_shape[k];
+  const T fill = cast<T>(value);
+  // Constant mode copies result columns [begin, end) from source column - lead.
+  const int64_t stop = lead + in_width;
+  const int64_t begin = lead < 0 ? 0 : (lead > width ? width : lead);
+  const int64_t end = stop < begin ? begin : (stop > width ? width : stop);
+  for (int64_t r = 0; r < rows; ++r) {
+    T *row = y + r * width;
+    int64_t rest = r;
+    int64_t offset = 0;
+    int64_t stride = in_width;
+    bool inside = true;
+    for (int k = rank - 2; k >= 0; --k) {
+      const int64_t after = out_shape[k] - in_shape[k] - before[k];
+      const int64_t source =
+          pad_source_index(rest % out_shape[k], before[k], after, in_shape[k], mode);
+      rest /= out_shape[k];
+      inside = inside && source >= 0;
+      offset += source * stride;
+      stride *= in_shape[k];
+    }
+    if (!inside) {
+      for (int64_t i = 0; i < width; ++i)
+        row[i] = fill;
+      continue;
+    }
+    const T *source = x + offset;
+    if (mode == pad_mode::constant) {
+      for (int64_t i = 0; i < begin; ++i)
+        row[i] = fill;
+      for (int64_t i = begin; i < end; ++i)
+        row[i] = source[i - lead];
+      for (int64_t i = end; i < width; ++i)
+        row[i] = fill;
+      continue;
+    }
+    for (int64_t i = 0; i < width; ++i) {
+      const int64_t at = pad_source_index(i, lead, width - in_width - lead, in_width, mode);
+      row[i] = at < 0 ? fill : source[at];
+    }
+  }
 }
 
 } // namespace tc

@@ -5,11 +5,11 @@
 // host compiler against the CUDA emulation (TC_CUDA_EMULATE) in CI. One header per family:
 //   tc_cuda_lib_common.h     exec, result, check, shared device helpers
 //   tc_cuda_lib_shape.h      copy, strided_copy/strided_store, triangle, fill, arange,
-//                            embedding, index_select, gather
+//                            embedding, index_select, gather, pad
 //   tc_cuda_lib_reduce.h     reduce (sum/mean/amax/amin/prod), reduce_any, variance, argmax,
 //                            cumsum
 //   tc_cuda_lib_nn.h         softmax, layer_norm, batch_norm
-//   tc_cuda_lib_pool.h       max_pool2d, avg_pool2d, adaptive_avg_pool2d
+//   tc_cuda_lib_pool.h       max_pool2d, avg_pool2d, adaptive_avg_pool2d, upsample
 //   tc_cuda_lib_linalg.h     gemm (cuBLAS, tiled for integers), conv2d
 //   tc_cuda_lib_attention.h  attention (fused, online softmax)
 // Zero-size calls do nothing and succeed. Shape and stride arguments are host arrays.

@@ -1,6 +1,7 @@
-// tcg 2-D pooling over NCHW planes (max_pool2d, avg_pool2d, adaptive_avg_pool2d), the CUDA
-// twins of tc_kernels_pool.h with the same window, padding and divisor rules: one thread per
-// output over the flattened [N * C, OH, OW] outputs (the window loop dwarfs the index math).
+// tcg 2-D pooling over NCHW planes (max_pool2d, avg_pool2d, adaptive_avg_pool2d) and
+// upsample, the CUDA twins of tc_kernels_pool.h with the same window, padding and divisor
+// rules: one thread per output over the flattened [N * C, OH, OW] outputs (the window loop
+// dwarfs the index math).
 #pragma once
 
 #include "tc_cuda_lib_common.h"
@@ -138,6 +139,86 @@ result adaptive_avg_pool2d(const exec &ex, const T *x, int64_t N, int64_t C, int
   TC_LAUNCH(detail::blocks_for(count), detail::kThreads, 0, ex.stream,
             detail::adaptive_avg_pool2d_kernel<T>)
   (x, shape, count, y);
+  return detail::launched();
+}
+
+
+namespace detail {
+
+/// upsample's sizes by value, the spatial dims right-aligned in 3 (missing ones have size 1).
+struct upsample_geometry {
+  int64_t in[3], out[3];
+  double scales[3];
+};
+
+/// One thread per output element; the source indices and weights are tc::upsample_*'s.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    upsample_kernel(const T *__restrict__ x, upsample_geometry g, tc::upsample_mode mode,
+                    bool align_corners, int64_t total, T *__restrict__ y) {
+  using A = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
+  for (int64_t i = tc::cuda::global_thread(); i < total; i += tc::cuda::grid_threads()) {
+    const T *plane = x + i / out_plane * in_plane;
+    int64_t o[3];
+    o[2] = i % g.out[2];
+    o[1] = i / g.out[2] % g.out[1];
+    o[0] = i / (g.out[2] * g.out[1]) % g.out[0];
+    if (mode != tc::upsample_mode::linear) {
+      const bool exact = mode == tc::upsample_mode::nearest_exact;
+      int64_t offset = 0;
+      for (int s = 0; s < 3; ++s)
+        offset = offset * g.in[s] +
+                 tc::upsample_nearest_index(o[s], g.in[s], g.out[s], g.scales[s], exact);
+      y[i] = ldg(plane + offset);
+      continue;
+    }
+    tc::linear_tap<A> taps[3];
+    for (int s = 0; s < 3; ++s) {
+      taps[s] = tc::upsample_linear_tap<A>(o[s], g.in[s], g.out[s], g.scales[s], align_corners);
+      taps[s].weight1 = tc::cast<A>(tc::cast<T>(taps[s].weight1));
+      taps[s].weight0 = tc::cast<A>(tc::cast<T>(A(1) - taps[s].weight1));
+    }
+    A total_value = A(0);
+    for (int c0 = 0; c0 < 2; ++c0) {
+      const int64_t i0 = c0 ? taps[0].index1 : taps[0].index0;
+      A inner1 = A(0);
+      for (int c1 = 0; c1 < 2; ++c1) {
+        const int64_t i1 = c1 ? taps[1].index1 : taps[1].index0;
+        const T *line = plane + (i0 * g.in[1] + i1) * g.in[2];
+        const A inner2 = tc::cast<A>(ldg(line + taps[2].index0)) * taps[2].weight0 +
+                         tc::cast<A>(ldg(line + taps[2].index1)) * taps[2].weight1;
+        inner1 += inner2 * (c1 ? taps[1].weight1 : taps[1].weight0);
+      }
+      total_value += inner1 * (c0 ? taps[0].weight1 : taps[0].weight0);
+    }
+    y[i] = tc::cast<T>(total_value);
+  }
+}
+
+} // namespace detail
+
+/// tc::upsample: y [planes, out..] = x [planes, in..] upsampled over `spatial` (1 to 3)
+/// trailing dims in `mode`, with PyTorch's source indices and linear weights.
+template <typename T>
+result upsample(const exec &ex, const T *x, int64_t planes, int spatial, const int64_t *in,
+                const int64_t *out, const double *scales, tc::upsample_mode mode,
+                bool align_corners, T *y) {
+  if (spatial < 1 || spatial > 3)
+    return detail::unsupported("tcg::upsample", "1 to 3 spatial dims");
+  detail::upsample_geometry g{{1, 1, 1}, {1, 1, 1}, {0.0, 0.0, 0.0}};
+  int64_t total = planes;
+  for (int s = 0; s < spatial; ++s) {
+    g.in[3 - spatial + s] = in[s];
+    g.out[3 - spatial + s] = out[s];
+    g.scales[3 - spatial + s] = scales[s];
+    total *= out[s];
+  }
+  if (total <= 0)
+    return result{};
+  TC_LAUNCH(detail::blocks_for(total), detail::kThreads, 0, ex.stream, detail::upsample_kernel<T>)
+  (x, g, mode, align_corners, total, y);
   return detail::launched();
 }
 

@@ -1,5 +1,5 @@
 // tcg data movement: copy, strided gather/scatter copies (every view op, broadcast and concat),
-// tril/triu, full, arange, embedding, index_select and gather; the CUDA twins of
+// tril/triu, full, arange, embedding, index_select, gather and pad; the CUDA twins of
 // tc_kernels_shape.h.
 // Copies that turn out contiguous become cudaMemcpyAsync; the rest move 16-byte vectors when
 // rows and pointers allow, else elements, with 32-bit index arithmetic when the size fits.
@@ -377,6 +377,64 @@ result gather(const exec &ex, const T *x, int64_t outer, int64_t extent, int64_t
   TC_LAUNCH(detail::blocks_for(total), detail::kThreads, 0, ex.stream,
             detail::gather_kernel<T, I>)
   (x, extent, count, inner, index, total, y, ex.error, ex.error_site);
+  return detail::launched();
+}
+
+
+namespace detail {
+
+/// pad's sizes by value: input dims, result dims and the elements added in front of each.
+struct pad_geometry {
+  int rank;
+  int64_t in[kMaxRank], out[kMaxRank], before[kMaxRank];
+};
+
+/// One thread per result element: its source index per dim (pad_source_index), or the fill.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    pad_kernel(const T *__restrict__ x, pad_geometry g, tc::pad_mode mode, T fill, int64_t total,
+               T *__restrict__ y) {
+  for (int64_t i = tc::cuda::global_thread(); i < total; i += tc::cuda::grid_threads()) {
+    int64_t rest = i;
+    int64_t offset = 0;
+    int64_t stride = 1;
+    bool inside = true;
+    for (int k = g.rank - 1; k >= 0; --k) {
+      const int64_t after = g.out[k] - g.in[k] - g.before[k];
+      const int64_t source =
+          tc::pad_source_index(rest % g.out[k], g.before[k], after, g.in[k], mode);
+      rest /= g.out[k];
+      inside = inside && source >= 0;
+      offset += source * stride;
+      stride *= g.in[k];
+    }
+    y[i] = inside ? ldg(x + offset) : fill;
+  }
+}
+
+} // namespace detail
+
+/// tc::pad: y (out_shape) = x (in_shape) with before[k] elements added in front of dim k
+/// (negative crops) in `mode`; outside the input, constant mode writes `value`. Ranks above
+/// kMaxRank are refused (the emitter first merges adjacent unpadded dims).
+template <typename T>
+result pad(const exec &ex, const T *x, int rank, const int64_t *in_shape, const int64_t *before,
+           const int64_t *out_shape, tc::pad_mode mode, double value, T *y) {
+  if (rank > detail::kMaxRank)
+    return detail::unsupported("tcg::pad", "more than 8 dims after merging unpadded ones");
+  detail::pad_geometry g{};
+  g.rank = rank;
+  int64_t total = 1;
+  for (int k = 0; k < rank; ++k) {
+    g.in[k] = in_shape[k];
+    g.out[k] = out_shape[k];
+    g.before[k] = before[k];
+    total *= out_shape[k];
+  }
+  if (total <= 0)
+    return result{};
+  TC_LAUNCH(detail::blocks_for(total), detail::kThreads, 0, ex.stream, detail::pad_kernel<T>)
+  (x, g, mode, tc::cast<T>(value), total, y);
   return detail::launched();
 }
 

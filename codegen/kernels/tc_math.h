@@ -507,4 +507,99 @@ TC_HD inline int64_t floordiv_i64(int64_t a, int64_t b) { return floor_divide<in
 /// Python modulo (sign of b) for symbolic shape arithmetic; b == 0 gives 0.
 TC_HD inline int64_t mod_i64(int64_t a, int64_t b) { return py_mod<int64_t>(a, b); }
 
+
+// ---- index arithmetic of pad and upsample, shared by tc:: and tcg:: ----
+
+/// pad's modes (ir/ops.def).
+enum class pad_mode : int { constant = 0, reflect = 1, replicate = 2, circular = 3 };
+
+/// The index along a dim of `size` elements that result index `out` of pad reads (`before`
+/// and `after` elements are added at the ends; negative crops), or -1 where the result is
+/// pad's constant: outside the input in constant mode, and anywhere in an empty dim. reflect
+/// mirrors around the edge elements (period 2 * (size - 1)), replicate repeats them, circular
+/// wraps around within the input left after cropping (as PyTorch's _pad_circular); all three
+/// stay inside [0, size) for any pad, so a symbolic size that breaks PyTorch's bounds
+/// (pad < size, pad <= size) still reads only the input.
+TC_HD inline int64_t pad_source_index(int64_t out, int64_t before, int64_t after, int64_t size,
+                                      pad_mode mode) {
+  const int64_t at = out - before;
+  if (at >= 0 && at < size)
+    return at;
+  if (mode == pad_mode::constant || size <= 0)
+    return -1;
+  if (mode == pad_mode::replicate)
+    return at < 0 ? 0 : size - 1;
+  if (mode == pad_mode::circular) {
+    const int64_t low = before < 0 ? -before : 0;
+    const int64_t kept = size - low - (after < 0 ? -after : 0);
+    return kept <= 0 ? -1 : low + py_mod<int64_t>(at - low, kept);
+  }
+  if (size == 1)
+    return 0;
+  const int64_t period = 2 * (size - 1);
+  const int64_t folded = py_mod<int64_t>(at, period);
+  return folded < size ? folded : period - folded;
+}
+
+/// upsample's modes (ir/ops.def).
+enum class upsample_mode : int { nearest = 0, nearest_exact = 1, linear = 2 };
+
+/// PyTorch's compute_scales_value (ATen/native/UpSample.h): 1 / scale for a positive user
+/// scale factor, else in / out, in the arithmetic type A.
+template <typename A>
+TC_HD inline A upsample_scale_value(double scale, int64_t in, int64_t out) {
+  return scale > 0.0 ? static_cast<A>(1.0 / scale) : static_cast<A>(in) / static_cast<A>(out);
+}
+
+/// The input index nearest / nearest-exact upsampling reads for output index `out_index`:
+/// PyTorch's nearest_idx (which keeps its CPU kernel's shortcuts for out == in and
+/// out == 2 * in) and nearest_exact_idx, in float arithmetic as there.
+TC_HD inline int64_t upsample_nearest_index(int64_t out_index, int64_t in, int64_t out,
+                                            double scale, bool exact) {
+  const float ratio = upsample_scale_value<float>(scale, in, out);
+  int64_t source = 0;
+  if (exact) {
+    const double center = (static_cast<double>(out_index) + 0.5) * static_cast<double>(ratio);
+    source = static_cast<int64_t>(std::floor(static_cast<float>(center)));
+  } else if (out == in) {
+    return out_index;
+  } else if (out == 2 * in) {
+    return out_index >> 1;
+  } else {
+    source = static_cast<int64_t>(std::floor(static_cast<float>(out_index) * ratio));
+  }
+  return source < in - 1 ? source : in - 1;
+}
+
+/// One output index of linear upsampling along a dim: it blends input[index0] * weight0 +
+/// input[index1] * weight1.
+template <typename A> struct linear_tap {
+  int64_t index0, index1;
+  A weight0, weight1;
+};
+
+/// PyTorch's area_pixel_compute_scale + compute_source_index_and_lambda in the arithmetic
+/// type A (float for float, half and bfloat16; double for double): the source coordinate
+/// is ratio * i with align_corners, else max(ratio * (i + 0.5) - 0.5, 0); out == in copies.
+template <typename A>
+TC_HD inline linear_tap<A> upsample_linear_tap(int64_t out_index, int64_t in, int64_t out,
+                                               double scale, bool align_corners) {
+  if (out == in)
+    return {out_index, out_index, A(1), A(0)};
+  A ratio = A(0);
+  if (!align_corners)
+    ratio = upsample_scale_value<A>(scale, in, out);
+  else if (out > 1)
+    ratio = static_cast<A>(in - 1) / static_cast<A>(out - 1);
+  A real = align_corners ? ratio * static_cast<A>(out_index)
+                         : ratio * (static_cast<A>(out_index) + A(0.5)) - A(0.5);
+  if (!align_corners && real < A(0))
+    real = A(0);
+  int64_t index0 = static_cast<int64_t>(std::floor(static_cast<float>(real)));
+  index0 = index0 < in - 1 ? index0 : in - 1;
+  A lambda = real - static_cast<A>(index0);
+  lambda = lambda < A(0) ? A(0) : (lambda > A(1) ? A(1) : lambda);
+  return {index0, index0 < in - 1 ? index0 + 1 : index0, A(1) - lambda, lambda};
+}
+
 } // namespace tc

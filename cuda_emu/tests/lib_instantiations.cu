@@ -29,6 +29,11 @@
                                         bool, T *);                                                \
   template tcg::result tcg::fill<T>(TCG_EXEC, T *, int64_t, double);                               \
   template tcg::result tcg::arange<T>(TCG_EXEC, T *, int64_t, double, double);                     \
+  template tcg::result tcg::pad<T>(TCG_EXEC, const T *, int, const int64_t *, const int64_t *,     \
+                                   const int64_t *, tc::pad_mode, double, T *);                    \
+  template tcg::result tcg::upsample<T>(TCG_EXEC, const T *, int64_t, int, const int64_t *,        \
+                                        const int64_t *, const double *, tc::upsample_mode, bool,  \
+                                        T *);                                                      \
   TCG_INSTANTIATE_GATHERS(T, int64_t)                                                              \
   TCG_INSTANTIATE_GATHERS(T, int32_t)                                                              \
   template tcg::result tcg::reduce_any<T>(TCG_EXEC, const T *, int64_t, int64_t, int64_t, bool *); \

@@ -18,8 +18,6 @@ GALLERY_DIR = os.environ.get("THUNDERC_GALLERY_DIR", "build/gallery")
 
 # (model, IR level) -> the ATen targets thunderc refuses there, with how often they occur.
 REFUSED = {
-    ("hf_swin", "train"): {"aten.adaptive_avg_pool1d.default": 1, "aten.pad.default": 2},
-    ("hf_swin", "core"): {"aten.constant_pad_nd.default": 2},
     ("hf_wav2vec2", "train"): {"aten._weight_norm.default": 1, "aten.conv1d.default": 3,
                                "aten.group_norm.default": 1},
     ("hf_wav2vec2", "core"): {"aten.linalg_vector_norm.default": 1,

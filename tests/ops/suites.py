@@ -84,6 +84,9 @@ class Suite:
     make_inputs: Callable[[torch.Generator], dict[str, torch.Tensor]]
     cases: list[tuple[str, CaseFn]]
     make_submodules: Callable[[], dict[str, nn.Module]] | None = None
+    # The IR levels tested. A suite tested at "train" only holds ops whose core-ATen
+    # decomposition is made of other ops (its comment names them).
+    levels: tuple[str, ...] = LEVELS
 
     def case_names(self) -> list[str]:
         return [name for name, _ in self.cases]
@@ -838,6 +841,108 @@ NN_CASES: list[tuple[str, CaseFn]] = [
 
 
 # --------------------------------------------------------------------------------------------
+# resample: pad, upsample (F.interpolate) and 1-d adaptive pooling
+# --------------------------------------------------------------------------------------------
+
+
+def _resample_inputs(g):
+    return {
+        "img": _randn(g, 2, 3, 5, 6),
+        "seq": _randn(g, 2, 3, 7),
+        "vol": _randn(g, 1, 2, 3, 4, 5),
+        "imgi": _randint(g, -50, 50, 2, 3, 4, 5),
+        "tall": _randn(g, 2, 6, 3, 5),  # tall.transpose(1, 2) is a non-contiguous [2,3,6,5]
+        "dot": _randn(g, 1, 1, 1, 4),  # size-1 dims
+    }
+
+
+# Both levels: constant padding (pad -> constant_pad_nd), upsample_nearest2d and
+# upsample_bilinear2d (.vec at both levels), adaptive_avg_pool1d (core: _adaptive_avg_pool2d).
+RESAMPLE_CASES: list[tuple[str, CaseFn]] = [
+    ("pad_constant_last", lambda m, t: F.pad(t.img, (1, 2))),
+    ("pad_constant_2d_value", lambda m, t: F.pad(t.img, (2, 3, 1, 4), value=0.5)),
+    ("pad_constant_crop", lambda m, t: F.pad(t.img, (-1, 2, 3, -2))),
+    ("pad_constant_crop_both_sides", lambda m, t: F.pad(t.seq, (-2, -3), value=9.0)),
+    ("pad_constant_every_dim", lambda m, t: F.pad(t.img, (1, 1, 0, 2, 1, 0, 1, 1), value=-2.0)),
+    ("pad_constant_int", lambda m, t: F.pad(t.imgi, (1, 2, 2, 1), value=7)),
+    ("pad_constant_f16", lambda m, t: F.pad(t.img.half(), (3, 3), value=-1.5)),
+    ("pad_constant_bf16", lambda m, t: F.pad(t.img.bfloat16(), (0, 0, 2, 2))),
+    ("pad_constant_size1", lambda m, t: F.pad(t.dot, (2, 2, 3, 3))),
+    ("pad_constant_noncontig", lambda m, t: F.pad(t.tall.transpose(1, 2), (1, 1, 2, 2))),
+    ("constant_pad_nd", lambda m, t: torch.constant_pad_nd(t.seq, [2, -3, 0, 1], 1.25)),
+    ("upsample_nearest_x2", lambda m, t: F.interpolate(t.img, scale_factor=2, mode="nearest")),
+    ("upsample_nearest_size", lambda m, t: F.interpolate(t.img, size=(7, 9), mode="nearest")),
+    ("upsample_nearest_down", lambda m, t: F.interpolate(t.img, size=(3, 4), mode="nearest")),
+    ("upsample_nearest_scale_frac", lambda m, t: F.interpolate(t.img, scale_factor=(1.7, 2.3))),
+    ("upsample_nearest_f16", lambda m, t: F.interpolate(t.img.half(), scale_factor=3)),
+    ("upsample_nearest_size1", lambda m, t: F.interpolate(t.dot, size=(3, 7))),
+    ("upsample_bilinear_x2", lambda m, t: F.interpolate(t.img, scale_factor=2, mode="bilinear")),
+    ("upsample_bilinear_x2_align",
+     lambda m, t: F.interpolate(t.img, scale_factor=2, mode="bilinear", align_corners=True)),
+    ("upsample_bilinear_size", lambda m, t: F.interpolate(t.img, size=(7, 9), mode="bilinear")),
+    ("upsample_bilinear_size_align",
+     lambda m, t: F.interpolate(t.img, size=(7, 9), mode="bilinear", align_corners=True)),
+    ("upsample_bilinear_scale_frac",
+     lambda m, t: F.interpolate(t.img, scale_factor=(1.5, 2.3), mode="bilinear")),
+    ("upsample_bilinear_down", lambda m, t: F.interpolate(t.img, size=(3, 4), mode="bilinear")),
+    ("upsample_bilinear_same_size", lambda m, t: F.interpolate(t.img, size=(5, 6), mode="bilinear")),
+    ("upsample_bilinear_bf16",
+     lambda m, t: F.interpolate(t.img.bfloat16(), size=(8, 10), mode="bilinear")),
+    ("upsample_bilinear_f16",
+     lambda m, t: F.interpolate(t.img.half(), scale_factor=2, mode="bilinear", align_corners=True)),
+    ("upsample_bilinear_noncontig",
+     lambda m, t: F.interpolate(t.tall.transpose(1, 2), scale_factor=2, mode="bilinear")),
+    ("upsample_bilinear_size1",
+     lambda m, t: F.interpolate(t.dot, size=(3, 7), mode="bilinear", align_corners=True)),
+    ("upsample_bilinear_to_one", lambda m, t: F.interpolate(t.img, size=(1, 1), mode="bilinear")),
+    ("adaptive_avg_pool1d_7_to_3", lambda m, t: F.adaptive_avg_pool1d(t.seq, 3)),
+    ("adaptive_avg_pool1d_up", lambda m, t: F.adaptive_avg_pool1d(t.seq, 9)),
+    ("adaptive_avg_pool1d_unbatched", lambda m, t: F.adaptive_avg_pool1d(t.seq[0], 4)),
+    ("adaptive_avg_pool1d_noncontig", lambda m, t: F.adaptive_avg_pool1d(t.seq.transpose(0, 1), 2)),
+    ("max_pool1d", lambda m, t: F.max_pool1d(t.seq, 3, stride=2, padding=1)),
+    ("max_pool1d_dilation_ceil", lambda m, t: F.max_pool1d(t.seq, 2, dilation=2, ceil_mode=True)),
+    ("avg_pool1d", lambda m, t: F.avg_pool1d(t.seq, 2)),
+    ("avg_pool1d_pad_exclude",
+     lambda m, t: F.avg_pool1d(t.seq[0], 3, stride=2, padding=1, count_include_pad=False)),
+]
+
+# Training IR only: core ATen spells reflect and replicate padding, nearest-exact, 1-d/3-d
+# nearest and (tri)linear upsampling with aten.index.Tensor, and circular padding with
+# empty + copy + slice_scatter; those decompositions are tested with the ops they are made of.
+RESAMPLE_TRAIN_CASES: list[tuple[str, CaseFn]] = [
+    ("pad_reflect_1d", lambda m, t: F.pad(t.seq, (2, 3), mode="reflect")),
+    ("pad_reflect_2d", lambda m, t: F.pad(t.img, (2, 1, 3, 4), mode="reflect")),
+    ("pad_reflect_3d", lambda m, t: F.pad(t.vol, (1, 4, 2, 1, 1, 2), mode="reflect")),
+    ("pad_reflect_crop", lambda m, t: F.pad(t.img, (-1, 2, 3, -2), mode="reflect")),
+    ("pad_reflect_f16", lambda m, t: F.pad(t.seq.half(), (5, 6), mode="reflect")),
+    ("pad_reflect_noncontig", lambda m, t: F.pad(t.tall.transpose(1, 2), (4, 4, 2, 2), mode="reflect")),
+    ("pad_replicate_1d", lambda m, t: F.pad(t.seq, (9, 4), mode="replicate")),
+    ("pad_replicate_2d", lambda m, t: F.pad(t.img, (3, 0, 2, 7), mode="replicate")),
+    ("pad_replicate_3d", lambda m, t: F.pad(t.vol, (2, 2, 0, 3, 4, 1), mode="replicate")),
+    ("pad_replicate_crop", lambda m, t: F.pad(t.img, (2, -3, -1, 2), mode="replicate")),
+    ("pad_replicate_size1", lambda m, t: F.pad(t.dot, (2, 2, 3, 3), mode="replicate")),
+    ("pad_replicate_bf16", lambda m, t: F.pad(t.img.bfloat16(), (1, 2, 2, 1), mode="replicate")),
+    ("pad_circular_1d", lambda m, t: F.pad(t.seq, (3, 7), mode="circular")),
+    ("pad_circular_2d", lambda m, t: F.pad(t.img, (2, 3, 1, 5), mode="circular")),
+    ("pad_circular_3d", lambda m, t: F.pad(t.vol, (1, 2, 2, 2, 1, 3), mode="circular")),
+    ("pad_circular_crop", lambda m, t: F.pad(t.img, (2, -1, -2, 3), mode="circular")),
+    ("reflection_pad2d_module", lambda m, t: m.reflect(t.img)),
+    ("replication_pad1d_module", lambda m, t: m.replicate(t.seq)),
+    ("upsample_nearest_exact", lambda m, t: F.interpolate(t.img, size=(7, 9), mode="nearest-exact")),
+    ("upsample_nearest_1d", lambda m, t: F.interpolate(t.seq, scale_factor=2.5)),
+    ("upsample_nearest_3d", lambda m, t: F.interpolate(t.vol, size=(4, 6, 11))),
+    ("upsample_linear_1d", lambda m, t: F.interpolate(t.seq, size=12, mode="linear")),
+    ("upsample_linear_1d_align",
+     lambda m, t: F.interpolate(t.seq, scale_factor=1.5, mode="linear", align_corners=True)),
+    ("upsample_trilinear", lambda m, t: F.interpolate(t.vol, scale_factor=2, mode="trilinear")),
+]
+
+
+def _resample_submodules():
+    return {"reflect": nn.ReflectionPad2d((1, 2, 3, 0)), "replicate": nn.ReplicationPad1d(4)}
+
+
+# --------------------------------------------------------------------------------------------
 # Registry
 # --------------------------------------------------------------------------------------------
 
@@ -848,6 +953,9 @@ SUITES: dict[str, Suite] = {
         Suite("reductions", _reduction_inputs, REDUCTION_CASES),
         Suite("shape", _shape_inputs, SHAPE_CASES, _shape_submodules),
         Suite("nn", _nn_inputs, NN_CASES, _nn_submodules),
+        Suite("resample", _resample_inputs, RESAMPLE_CASES),
+        Suite("resample_train", _resample_inputs, RESAMPLE_TRAIN_CASES, _resample_submodules,
+              levels=("train",)),
     ]
 }
 

@@ -32,6 +32,10 @@
                                        int64_t, T *, int64_t *);                                   \
   template bool tc::gather<T, int32_t>(const T *, int64_t, int64_t, int64_t, const int32_t *,      \
                                        int64_t, T *, int64_t *);                                   \
+  template void tc::pad<T>(const T *, int, const int64_t *, const int64_t *, const int64_t *,      \
+                           tc::pad_mode, double, T *);                                             \
+  template void tc::upsample<T>(const T *, int64_t, int, const int64_t *, const int64_t *,         \
+                                const double *, tc::upsample_mode, bool, T *);                     \
   template void tc::reduce_any<T>(const T *, int64_t, int64_t, int64_t, bool *);                   \
   template void tc::reduce<T, T>(tc::reduce_kind, const T *, int64_t, int64_t, int64_t, T *);      \
   template void tc::argmax<T>(const T *, int64_t, int64_t, int64_t, int64_t *);                    \

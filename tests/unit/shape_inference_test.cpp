@@ -300,6 +300,21 @@ std::vector<Example> examples() {
       {OpKind::Gather, {"f16[5,4]", "i64[7,4]"}, attrs({{"dim", intAttr(0)}}), {}, "f16[7,4]"});
   list.push_back(
       {OpKind::Cumsum, {"i32[?s0,3]"}, attrs({{"dim", intAttr(-1)}}), {}, "i64[?s0,3]"});
+  list.push_back({OpKind::Pad,
+                  {"f32[2,?s0,5]"},
+                  attrs({{"mode", std::string("reflect")},
+                         {"pads", intsAttr({0, 0, 2, 1, 3, -1})},
+                         {"value", 0.0}}),
+                  {},
+                  "f32[2,?(s0+3),7]"});
+  list.push_back({OpKind::Upsample,
+                  {"f16[2,3,4,5]"},
+                  attrs({{"align_corners", false},
+                         {"mode", std::string("linear")},
+                         {"scales", std::vector<double>{2.0, 0.0}},
+                         {"shape", dimsAttr("[2,3,8,9]")}}),
+                  {},
+                  "f16[2,3,8,9]"});
   list.push_back({OpKind::AtenCall,
                   {"f32[2]"},
                   attrs({{"target", std::string("aten.foo.default")}}),
@@ -809,6 +824,44 @@ TEST_CASE("tril, triu, full, arange and aten_call") {
   CHECK(infer(OpKind::Arange, {}, attrs({{"start", 0.0}, {"step", 0.0}}), {"f32[4]"}) ==
         "error: arange step must not be zero");
   CHECK(infer(OpKind::AtenCall, {}, attrs({{"target", std::string("aten.foo.default")}})) == "");
+}
+
+TEST_CASE("pad and upsample: sizes, crops and PyTorch's per-mode bounds") {
+  auto padAttrs = [](const char *mode, std::vector<int64_t> pads) {
+    return attrs({{"mode", std::string(mode)}, {"pads", intsAttr(pads)}, {"value", 0.0}});
+  };
+  CHECK(infer(OpKind::Pad, {"i64[3,4]"}, padAttrs("constant", {-1, 2, 0, 0})) == "i64[4,4]");
+  CHECK(infer(OpKind::Pad, {"f32[3,4]"}, padAttrs("constant", {-2, -2, 0, 0})) ==
+        "error: pad pads [-2,-2,0,0] crop dim 0 of f32[3,4] to a negative size -1");
+  CHECK(infer(OpKind::Pad, {"f32[3,4]"}, padAttrs("reflect", {0, 0, 4, 0})) ==
+        "error: pad: mode 'reflect' pads [4, 0] of dim 1 (size 4) must be less than the size");
+  CHECK(infer(OpKind::Pad, {"f32[3,4]"}, padAttrs("circular", {0, 0, 4, 4})) == "f32[3,12]");
+  CHECK(infer(OpKind::Pad, {"f32[3,4]"}, padAttrs("circular", {0, 0, 5, 0})) ==
+        "error: pad: mode 'circular' pads [5, 0] of dim 1 (size 4) must be at most the size");
+  CHECK(infer(OpKind::Pad, {"f32[0,4]"}, padAttrs("replicate", {1, 0, 0, 0})) ==
+        "error: pad: mode 'replicate' pads [1, 0] of dim 0 (size 0) cannot pad an empty dim");
+  CHECK(infer(OpKind::Pad, {"f32[3,4]"}, padAttrs("constant", {1, 1})) ==
+        "error: pad pads [1,1] must have 2 entries per dim of f32[3,4]");
+  CHECK(infer(OpKind::Pad, {"f32[3]"}, padAttrs("edge", {1, 1})) ==
+        "error: pad mode 'edge' is not one of constant, reflect, replicate, circular");
+  auto upsampleAttrs = [](const char *mode, std::vector<double> scales, const char *shape) {
+    return attrs({{"align_corners", false},
+                  {"mode", std::string(mode)},
+                  {"scales", scales},
+                  {"shape", dimsAttr(shape)}});
+  };
+  CHECK(infer(OpKind::Upsample, {"i64[2,3,4]"}, upsampleAttrs("nearest", {0.0}, "[2,3,9]")) ==
+        "i64[2,3,9]");
+  CHECK(infer(OpKind::Upsample, {"i64[2,3,4]"}, upsampleAttrs("linear", {0.0}, "[2,3,9]")) ==
+        "error: upsample requires a floating dtype, got i64");
+  CHECK(infer(OpKind::Upsample, {"f32[2,3,4]"}, upsampleAttrs("nearest", {0.0}, "[2,4,9]")) ==
+        "error: upsample result shape [2,4,9] differs from the input f32[2,3,4] outside the "
+        "spatial dims");
+  CHECK(infer(OpKind::Upsample, {"f32[2,3,4]"}, upsampleAttrs("nearest", {0.0}, "[2,3,0]")) ==
+        "error: upsample from f32[2,3,4] to [2,3,0]: spatial sizes must be positive");
+  CHECK(infer(OpKind::Upsample, {"f32[2,3,4]"},
+              upsampleAttrs("bicubic", {0.0}, "[2,3,8]")) ==
+        "error: upsample mode 'bicubic' is not one of nearest, nearest-exact, linear");
 }
 
 TEST_CASE("cumsum and gather") {
