@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "frontend/aten_scatter.h"
 #include "frontend/node_importer.h"
 
 namespace thunderc::frontend {
@@ -1066,6 +1067,23 @@ constexpr TableEntry kTable[] = {
     {"aten.embedding.default", importEmbedding},
     {"aten.index_select.default", importIndexSelect},
     {"aten.gather.default", importGather},
+    // flips, repeats, diagonals, strided copies, stack, roll and scatters (aten_scatter.cpp)
+    {"aten.flip.default", importFlip},
+    {"aten.repeat.default", importRepeat},
+    {"aten.tile.default", importRepeat},
+    {"aten.diagonal.default", importDiagonal},
+    {"aten.as_strided.default", importAsStrided},
+    {"aten.stack.default", importStack},
+    {"aten.roll.default", importRoll},
+    {"aten.slice_scatter.default", importSliceScatter},
+    {"aten.select_scatter.default", importSelectScatter},
+    {"aten.scatter.src", importScatter},
+    {"aten.scatter.value", importScatter},
+    {"aten.scatter_add.default", importScatter},
+    {"aten.scatter_reduce.two", importScatter},
+    {"aten.index_put.default", importIndexPut},
+    {"aten.index_put_.default", importIndexPut},
+    {"aten.masked_scatter.default", importMaskedScatter},
 };
 // clang-format on
 

@@ -204,6 +204,34 @@ Expected<std::vector<ir::Value *>> NodeImport::tensorList(std::string_view arg) 
   return tensors;
 }
 
+Expected<std::vector<ir::Value *>> NodeImport::optionalTensorList(std::string_view arg) const {
+  TC_ASSIGN_OR_RETURN(const Json *json, argument(arg));
+  TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*json, "argument " + quoteName(arg)));
+  if (value.kind == "as_tensors")
+    return tensorList(arg);
+  if (value.kind != "as_optional_tensors" || !value.payload->is_array())
+    return invalidInput("argument " + quoteName(arg) + " is " + value.kind +
+                        ", expected a list of optional tensors");
+  std::vector<ir::Value *> tensors;
+  for (const Json &item : *value.payload) {
+    TC_ASSIGN_OR_RETURN(JsonUnion entry, jsonUnion(item, "argument " + quoteName(arg)));
+    if (entry.kind == "as_none") {
+      tensors.push_back(nullptr);
+      continue;
+    }
+    if (entry.kind != "as_tensor")
+      return invalidInput("argument " + quoteName(arg) + " has an entry of kind " + entry.kind +
+                          ", expected as_tensor or as_none");
+    TC_ASSIGN_OR_RETURN(std::string tensorName, jsonString(*entry.payload, "name"));
+    auto it = state_.values.find(tensorName);
+    if (it == state_.values.end())
+      return invalidInput("argument " + quoteName(arg) + " uses undefined tensor " +
+                          quoteName(tensorName));
+    tensors.push_back(it->second);
+  }
+  return tensors;
+}
+
 Expected<int64_t> NodeImport::intArg(std::string_view arg) const {
   TC_ASSIGN_OR_RETURN(std::optional<int64_t> value, optionalInt(arg));
   if (!value)

@@ -57,6 +57,9 @@ public:
   Expected<ir::Value *> tensor(std::string_view arg) const;
   Expected<ir::Value *> optionalTensor(std::string_view arg) const; ///< null for None
   Expected<std::vector<ir::Value *>> tensorList(std::string_view arg) const;
+  /// A `Tensor?[]` argument (as_optional_tensors, or as_tensors when no entry is None); null
+  /// entries for None.
+  Expected<std::vector<ir::Value *>> optionalTensorList(std::string_view arg) const;
   Expected<int64_t> intArg(std::string_view arg) const;
   Expected<std::optional<int64_t>> optionalInt(std::string_view arg) const;
   Expected<double> floatArg(std::string_view arg) const; ///< accepts ints and bools

@@ -69,6 +69,9 @@ Status runNnOp(OpCall &call);
 Status runPoolOp(OpCall &call);
 /// Family Shape: views and data movement, full, arange, embedding, index_select.
 Status runShapeOp(OpCall &call);
+/// flip, diagonal, as_strided, slice_scatter and scatter (of family Shape; runShapeOp
+/// forwards them).
+Status runScatterOp(OpCall &call);
 
 // ---- dtype rounding and element encoding ----
 

@@ -383,6 +383,12 @@ Status runShapeOp(OpCall &call) {
     return indexSelect(call);
   case OpKind::Gather:
     return gatherAlong(call);
+  case OpKind::Flip:
+  case OpKind::Diagonal:
+  case OpKind::AsStrided:
+  case OpKind::SliceScatter:
+  case OpKind::Scatter:
+    return runScatterOp(call);
   default:
     TC_CHECK(false, "not a shape op");
   }

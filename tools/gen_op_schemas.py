@@ -86,6 +86,8 @@ EXTRA_OVERLOADS = [
     # Elementwise torch.min(a, b) / torch.max(a, b) (T5 clamps with min.other); diff (transformers
     # position ids in training IR).
     "min.other", "max.other", "diff.default",
+    # In-place index assignment in training IR (`x[idx] = v` on a tensor the model made).
+    "index_put_.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by
