@@ -126,6 +126,8 @@ void emitGather(EmitState &state, const ir::Value *value, const std::string &out
 std::vector<std::string> broadcastStrides(const ir::Shape &operand, const ir::Shape &result);
 
 Status emitNnNode(const ir::Node &node, EmitState &state);
+/// as_strided, slice_scatter and scatter (library_calls_scatter.cpp).
+Status emitScatterNode(const ir::Node &node, EmitState &state);
 
 /// The scalar expression of an elementwise op over operands `a`, `b` (and `c0`, the bool
 /// condition of `where`), already converted to the compute type `A` (for cast: the operand's

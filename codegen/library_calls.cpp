@@ -186,7 +186,7 @@ void emitContiguousCopy(const ir::Node &node, EmitState &state) {
                      state.ptr(result));
 }
 
-// permute, expand, slice, select: one strided gather from the operand.
+// permute, expand, slice, select, flip, diagonal: one strided gather from the operand.
 void emitView(const ir::Node &node, EmitState &state) {
   const ir::Value *input = node.operand(0);
   const ir::Value *result = node.result();
@@ -214,6 +214,31 @@ void emitView(const ir::Node &node, EmitState &state) {
     auto dim = static_cast<size_t>(ir::attr::dim(attrs));
     offset = "int64_t(" + std::to_string(ir::attr::index(attrs)) + ") * " + strides[dim];
     strides.erase(strides.begin() + static_cast<long>(dim));
+    break;
+  }
+  case OpKind::Flip: {
+    const ir::Shape &shape = input->type().shape;
+    for (int64_t dim : ir::attr::dims(attrs)) {
+      auto at = static_cast<size_t>(dim);
+      offset += " + std::max<int64_t>(" + dimExpr(shape[at]) + " - 1, 0) * " + strides[at];
+      strides[at] = "-" + strides[at];
+    }
+    break;
+  }
+  case OpKind::Diagonal: {
+    std::vector<int64_t> dims = ir::attr::dims(attrs);
+    auto first = static_cast<size_t>(dims[0]);
+    auto second = static_cast<size_t>(dims[1]);
+    int64_t diagonal = ir::attr::diagonal(attrs);
+    if (!(result->type().shape.back() == ir::Dim(0)))
+      offset = "int64_t(" + std::to_string(diagonal >= 0 ? diagonal : -diagonal) + ") * " +
+               strides[diagonal >= 0 ? second : first];
+    std::vector<std::string> kept;
+    for (size_t i = 0; i < strides.size(); ++i)
+      if (i != first && i != second)
+        kept.push_back(strides[i]);
+    kept.push_back("(" + strides[first] + " + " + strides[second] + ")");
+    strides = kept;
     break;
   }
   default:
@@ -365,6 +390,8 @@ Status emitLibraryNode(const ir::Node &node, EmitState &state) {
   case OpKind::Expand:
   case OpKind::Slice:
   case OpKind::Select:
+  case OpKind::Flip:
+  case OpKind::Diagonal:
     emitView(node, state);
     return Status::success();
   case OpKind::Split:
@@ -391,6 +418,10 @@ Status emitLibraryNode(const ir::Node &node, EmitState &state) {
   case OpKind::Argmax:
     emitReduction(node, state);
     return Status::success();
+  case OpKind::AsStrided:
+  case OpKind::SliceScatter:
+  case OpKind::Scatter:
+    return emitScatterNode(node, state);
   default:
     return emitNnNode(node, state);
   }

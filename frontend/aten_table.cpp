@@ -9,6 +9,7 @@
 #include <string_view>
 #include <utility>
 
+#include "frontend/aten_scatter.h"
 #include "frontend/node_importer.h"
 #include "ir/shape_inference.h"
 
@@ -1617,6 +1618,23 @@ constexpr TableEntry kTable[] = {
     {"aten.adaptive_avg_pool1d.default", importAdaptiveAvgPool1d},
     {"aten.max_pool1d.default", importMaxPool1d},
     {"aten.avg_pool1d.default", importAvgPool1d},
+    // flips, repeats, diagonals, strided copies, stack, roll and scatters (aten_scatter.cpp)
+    {"aten.flip.default", importFlip},
+    {"aten.repeat.default", importRepeat},
+    {"aten.tile.default", importRepeat},
+    {"aten.diagonal.default", importDiagonal},
+    {"aten.as_strided.default", importAsStrided},
+    {"aten.stack.default", importStack},
+    {"aten.roll.default", importRoll},
+    {"aten.slice_scatter.default", importSliceScatter},
+    {"aten.select_scatter.default", importSelectScatter},
+    {"aten.scatter.src", importScatter},
+    {"aten.scatter.value", importScatter},
+    {"aten.scatter_add.default", importScatter},
+    {"aten.scatter_reduce.two", importScatter},
+    {"aten.index_put.default", importIndexPut},
+    {"aten.index_put_.default", importIndexPut},
+    {"aten.masked_scatter.default", importMaskedScatter},
 };
 // clang-format on
 

@@ -72,6 +72,9 @@ Status runShapeOp(OpCall &call);
 /// pad (family Shape) and upsample (family Pool): ir/interpreter_resample.cpp.
 Status runPad(OpCall &call);
 Status runUpsample(OpCall &call);
+/// flip, diagonal, as_strided, slice_scatter and scatter (of family Shape; runShapeOp
+/// forwards them).
+Status runScatterOp(OpCall &call);
 
 // ---- dtype rounding and element encoding ----
 

@@ -385,6 +385,12 @@ Status runShapeOp(OpCall &call) {
     return gatherAlong(call);
   case OpKind::Pad:
     return runPad(call);
+  case OpKind::Flip:
+  case OpKind::Diagonal:
+  case OpKind::AsStrided:
+  case OpKind::SliceScatter:
+  case OpKind::Scatter:
+    return runScatterOp(call);
   default:
     TC_CHECK(false, "not a shape op");
   }

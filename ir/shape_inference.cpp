@@ -323,7 +323,7 @@ Expected<TypeList> single(Expected<TensorType> type) {
 }
 
 // Elementwise unary and binary ops are inferred by family; every other op has a case below.
-static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 42,
+static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 47,
               "ir/ops.def changed: give the new op a case in inferByOp");
 
 // Unary and binary ops by family, the others with one case per op of ir/ops.def. The operand
@@ -407,6 +407,16 @@ Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap 
     return single(inferPad(x, attrs));
   case OpKind::Upsample:
     return single(inferUpsample(x, attrs));
+  case OpKind::Flip:
+    return single(inferFlip(x, attrs));
+  case OpKind::Diagonal:
+    return single(inferDiagonal(x, attrs));
+  case OpKind::AsStrided:
+    return single(inferAsStrided(x, attrs));
+  case OpKind::SliceScatter:
+    return single(inferSliceScatter(x, operands[1], attrs));
+  case OpKind::Scatter:
+    return single(inferScatter(operands, attrs));
   case OpKind::AtenCall:
     // An op thunderc does not compile: nothing to infer, any declared results go.
     return declared;

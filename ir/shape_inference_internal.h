@@ -69,6 +69,15 @@ Expected<TensorType> inferConcat(const TypeList &operands, const AttrMap &attrs)
 Expected<TypeList> inferSplit(const TensorType &x, const AttrMap &attrs);
 Expected<TensorType> inferTriangle(OpKind op, const TensorType &x);
 
+// ---- flip, diagonal, as_strided and the scatters (shape_inference_scatter.cpp) ----
+
+Expected<TensorType> inferFlip(const TensorType &x, const AttrMap &attrs);
+Expected<TensorType> inferDiagonal(const TensorType &x, const AttrMap &attrs);
+Expected<TensorType> inferAsStrided(const TensorType &x, const AttrMap &attrs);
+Expected<TensorType> inferSliceScatter(const TensorType &x, const TensorType &src,
+                                       const AttrMap &attrs);
+Expected<TensorType> inferScatter(const TypeList &operands, const AttrMap &attrs);
+
 // ---- neural-network ops (shape_inference_nn.cpp) ----
 
 Expected<TensorType> inferLayerNorm(const TypeList &operands, const AttrMap &attrs);

@@ -8,6 +8,9 @@
 //   select     offset += index * stride[dim], the dim dropped;
 //   squeeze    the (size-1) dims dropped;  unsqueeze: a size-1 dim inserted;
 //   split      piece k: offset += (sizes before k) * stride[dim];
+//   flip       offset += (size - 1) * stride[dim], stride[dim] negated, per flipped dim;
+//   diagonal   both dims dropped, a last dim of stride stride[dim1] + stride[dim2] appended,
+//              offset += offset * stride[dim2] (or -offset * stride[dim1] below the diagonal);
 //   reshape    the same storage with contiguous strides when the operand is contiguous;
 //              otherwise the reshape needs its own buffer (the pass below prevents that).
 // Offsets and strides are symbolic (ir::Dim), so one analysis serves dynamic shapes.
@@ -98,6 +101,32 @@ ValueLayout viewLayout(const ir::Node &node, int resultIndex, const ValueLayout 
     for (int k = 0; k < resultIndex; ++k)
       start = addDims(start, node.result(k)->type().shape[dim]);
     out.offset = addDims(in.offset, mulDims(start, in.strides[dim]));
+    return out;
+  }
+  case ir::OpKind::Flip: {
+    for (int64_t dim : ir::attr::dims(attrs)) {
+      auto at = static_cast<size_t>(dim);
+      ir::Dim last = inShape[at].isStatic()
+                         ? ir::Dim(std::max<int64_t>(inShape[at].value() - 1, 0))
+                         : ir::Dim(ir::SymExpr::add(inShape[at].asExpr(), ir::SymExpr::constant(-1)));
+      out.offset = addDims(out.offset, mulDims(last, in.strides[at]));
+      out.strides[at] = mulDims(ir::Dim(-1), in.strides[at]);
+    }
+    return out;
+  }
+  case ir::OpKind::Diagonal: {
+    std::vector<int64_t> dims = ir::attr::dims(attrs);
+    auto first = static_cast<size_t>(dims[0]);
+    auto second = static_cast<size_t>(dims[1]);
+    int64_t offset = ir::attr::diagonal(attrs);
+    out.strides.clear();
+    for (size_t i = 0; i < inShape.size(); ++i)
+      if (i != first && i != second)
+        out.strides.push_back(in.strides[i]);
+    out.strides.push_back(addDims(in.strides[first], in.strides[second]));
+    if (!(outShape.back() == ir::Dim(0)))
+      out.offset = addDims(in.offset, offset >= 0 ? mulDims(ir::Dim(offset), in.strides[second])
+                                                  : mulDims(ir::Dim(-offset), in.strides[first]));
     return out;
   }
   case ir::OpKind::Reshape:

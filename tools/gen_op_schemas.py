@@ -99,6 +99,8 @@ EXTRA_OVERLOADS = [
     "_upsample_nearest_exact3d.vec", "upsample_linear1d.vec", "upsample_bilinear2d.default",
     "upsample_trilinear3d.vec", "adaptive_avg_pool3d.default", "max_pool3d.default",
     "adaptive_max_pool1d.default", "adaptive_max_pool2d.default", "adaptive_max_pool3d.default",
+    # In-place index assignment in training IR (`x[idx] = v` on a tensor the model made).
+    "index_put_.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

@@ -1,6 +1,6 @@
 // CPU kernels for data movement: strided gather/scatter copies (every view op, broadcast and
-// concat), tril/triu, full, arange, embedding, index_select, gather and pad. Buffers are contiguous
-// row-major unless strides are given; strides and offsets count elements.
+// concat), tril/triu, full, arange, embedding, index_select, gather, pad and scatter. Buffers are
+// contiguous row-major unless strides are given; strides and offsets count elements.
 #pragma once
 
 #include <cstdint>
@@ -279,6 +279,35 @@ void pad(const T *x, int rank, const int64_t *in_shape, const int64_t *before,
       row[i] = at < 0 ? fill : source[at];
     }
   }
+}
+
+/// torch.scatter / scatter_reduce along the middle axis, in place on y (which holds the input):
+/// for y viewed as [outer, extent, inner] and index and src as [outer, count, inner],
+/// y[o, index[o, j, i], i] = scatter_combine(reduce, y[...], src[o, j, i]) for j in order, so
+/// duplicate indices sum (or multiply, ...) deterministically and, for none, the last j wins.
+/// include_self false first sets every targeted element to scatter_identity(reduce). Returns
+/// false, writing nothing, if an index lies outside [0, extent); the first bad index's
+/// position in `index` goes to *bad_position (when not null).
+template <typename T, typename I>
+bool scatter(T *y, int64_t outer, int64_t extent, int64_t inner, const I *index, int64_t count,
+             const T *src, scatter_reduce reduce, bool include_self,
+             int64_t *bad_position = nullptr) {
+  if (!detail::indices_in_range(index, outer * count * inner, extent, bad_position))
+    return false;
+  const bool reset = reduce != scatter_reduce::none && !include_self;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t pass = reset ? 0 : 1; pass < 2; ++pass) {
+      for (int64_t j = 0; j < count; ++j) {
+        const int64_t at = (o * count + j) * inner;
+        for (int64_t i = 0; i < inner; ++i) {
+          T &target = y[(o * extent + static_cast<int64_t>(index[at + i])) * inner + i];
+          target = pass == 0 ? scatter_identity<T>(reduce)
+                             : scatter_combine(reduce, target, src[at + i]);
+        }
+      }
+    }
+  }
+  return true;
 }
 
 } // namespace tc

@@ -5,7 +5,7 @@
 // host compiler against the CUDA emulation (TC_CUDA_EMULATE) in CI. One header per family:
 //   tc_cuda_lib_common.h     exec, result, check, shared device helpers
 //   tc_cuda_lib_shape.h      copy, strided_copy/strided_store, triangle, fill, arange,
-//                            embedding, index_select, gather, pad
+//                            embedding, index_select, gather, pad, scatter
 //   tc_cuda_lib_reduce.h     reduce (sum/mean/amax/amin/prod), reduce_any, variance, argmax,
 //                            cumsum
 //   tc_cuda_lib_nn.h         softmax, layer_norm, batch_norm

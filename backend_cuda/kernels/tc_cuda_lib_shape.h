@@ -1,5 +1,5 @@
 // tcg data movement: copy, strided gather/scatter copies (every view op, broadcast and concat),
-// tril/triu, full, arange, embedding, index_select, gather and pad; the CUDA twins of
+// tril/triu, full, arange, embedding, index_select, gather, pad and scatter; the CUDA twins of
 // tc_kernels_shape.h.
 // Copies that turn out contiguous become cudaMemcpyAsync; the rest move 16-byte vectors when
 // rows and pointers allow, else elements, with 32-bit index arithmetic when the size fits.
@@ -246,6 +246,65 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+/// Records a bad scatter/gather index in *error (the first one only).
+__device__ inline void record_bad_index(gather_error *error, int site, int64_t position,
+                                        int64_t value, int64_t extent) {
+  if (error && atomicCAS(&error->flag, 0, 1) == 0) {
+    error->site = site;
+    error->position = static_cast<long long>(position);
+    error->value = static_cast<long long>(value);
+    error->extent = static_cast<long long>(extent);
+  }
+}
+
+/// scatter without a reduction: one thread per element k of index [outer, count, inner] writes
+/// y[o, index[k], i] = src[k]. Which duplicate index wins is unspecified, as in PyTorch on CUDA.
+template <typename T, typename I>
+__global__ void __launch_bounds__(kThreads)
+    scatter_elements_kernel(T *__restrict__ y, int64_t extent, int64_t count, int64_t inner,
+                            const I *__restrict__ index, const T *__restrict__ src,
+                            int64_t total, gather_error *error, int site) {
+  for (int64_t k = tc::cuda::global_thread(); k < total; k += tc::cuda::grid_threads()) {
+    const int64_t i = k % inner;
+    const int64_t o = k / (count * inner);
+    const auto selected = static_cast<int64_t>(ldg(index + k));
+    if (selected < 0 || selected >= extent) {
+      record_bad_index(error, site, k, selected, extent);
+      continue;
+    }
+    y[(o * extent + selected) * inner + i] = ldg(src + k);
+  }
+}
+
+/// scatter with a reduction, deterministically and without atomics: one thread per line
+/// (o, i), which walks j = 0 .. count-1 in order (targets of different lines never meet, so
+/// the result is the CPU kernel's, bit for bit). include_self false first resets the line's
+/// targets to the reduction's identity. Bad indices are recorded and skipped.
+template <typename T, typename I>
+__global__ void __launch_bounds__(kThreads)
+    scatter_lines_kernel(T *__restrict__ y, int64_t extent, int64_t count, int64_t inner,
+                         const I *__restrict__ index, const T *__restrict__ src, int64_t lines,
+                         tc::scatter_reduce reduce, bool include_self, gather_error *error,
+                         int site) {
+  for (int64_t line = tc::cuda::global_thread(); line < lines; line += tc::cuda::grid_threads()) {
+    const int64_t i = line % inner;
+    const int64_t o = line / inner;
+    for (int pass = include_self ? 1 : 0; pass < 2; ++pass) {
+      for (int64_t j = 0; j < count; ++j) {
+        const int64_t k = (o * count + j) * inner + i;
+        const auto selected = static_cast<int64_t>(ldg(index + k));
+        if (selected < 0 || selected >= extent) {
+          record_bad_index(error, site, k, selected, extent);
+          continue;
+        }
+        T &target = y[(o * extent + selected) * inner + i];
+        target = pass == 0 ? tc::scatter_identity<T>(reduce)
+                           : tc::scatter_combine(reduce, target, ldg(src + k));
+      }
+    }
+  }
+}
+
 template <typename V, typename I>
 result launch_gather_rows(const exec &ex, const V *x, int64_t outer, int64_t extent, int64_t inner,
                           const I *index, int64_t count, V *y) {
@@ -435,6 +494,32 @@ result pad(const exec &ex, const T *x, int rank, const int64_t *in_shape, const 
     return result{};
   TC_LAUNCH(detail::blocks_for(total), detail::kThreads, 0, ex.stream, detail::pad_kernel<T>)
   (x, g, mode, tc::cast<T>(value), total, y);
+  return detail::launched();
+}
+
+/// tc::scatter, in place on y (which holds the input): y[o, index[o, j, i], i] combined with
+/// src[o, j, i] under `reduce`. Reductions run one thread per line in j order, so duplicates
+/// combine deterministically (no atomics) and match the CPU kernel bit for bit; without a
+/// reduction every element is its own thread and duplicate indices leave an unspecified
+/// winner (PyTorch's rule). Out-of-range indices are skipped and recorded in *ex.error like
+/// gather's (the CPU version refuses before writing anything).
+template <typename T, typename I>
+result scatter(const exec &ex, T *y, int64_t outer, int64_t extent, int64_t inner,
+               const I *index, int64_t count, const T *src, tc::scatter_reduce reduce,
+               bool include_self) {
+  const int64_t total = outer * count * inner;
+  if (total <= 0)
+    return result{};
+  if (reduce == tc::scatter_reduce::none) {
+    TC_LAUNCH(detail::blocks_for(total), detail::kThreads, 0, ex.stream,
+              detail::scatter_elements_kernel<T, I>)
+    (y, extent, count, inner, index, src, total, ex.error, ex.error_site);
+    return detail::launched();
+  }
+  const int64_t lines = outer * inner;
+  TC_LAUNCH(detail::blocks_for(lines), detail::kThreads, 0, ex.stream,
+            detail::scatter_lines_kernel<T, I>)
+  (y, extent, count, inner, index, src, lines, reduce, include_self, ex.error, ex.error_site);
   return detail::launched();
 }
 

@@ -602,4 +602,45 @@ TC_HD inline linear_tap<A> upsample_linear_tap(int64_t out_index, int64_t in, in
   return {index0, index0 < in - 1 ? index0 + 1 : index0, A(1) - lambda, lambda};
 }
 
+// ---- scatter reductions (tc::scatter, tcg::scatter) ----
+
+/// How scatter combines a scattered value with its target: none replaces it.
+enum class scatter_reduce { none, sum, prod, amax, amin };
+
+/// `current` combined with `value` under `reduce` in T's compute type, rounded once to T (as
+/// PyTorch's scatter kernels do per element); amax and amin take a NaN `value` and keep a NaN
+/// `current`, like PyTorch's scatter_reduce.
+template <typename T> TC_HD inline T scatter_combine(scatter_reduce reduce, T current, T value) {
+  using C = compute_t<T>;
+  const C a = cast<C>(current);
+  const C b = cast<C>(value);
+  switch (reduce) {
+  case scatter_reduce::sum: return cast<T>(a + b);
+  case scatter_reduce::prod: return cast<T>(a * b);
+  case scatter_reduce::amax: return is_nan(b) || a < b ? value : current;
+  case scatter_reduce::amin: return is_nan(b) || b < a ? value : current;
+  default: return value;
+  }
+}
+
+/// The value `reduce` starts from when scatter leaves the target's own value out
+/// (include_self false): 0, 1, the lowest and the highest value of T.
+template <typename T> TC_HD inline T scatter_identity(scatter_reduce reduce) {
+  using C = compute_t<T>;
+  const bool highest = reduce == scatter_reduce::amin;
+  if (reduce == scatter_reduce::amax || highest) {
+    if constexpr (std::is_floating_point<C>::value) {
+      return cast<T>(highest ? infinity<C>() : -infinity<C>());
+    } else if constexpr (std::is_same<T, bool>::value) {
+      return highest;
+    } else if constexpr (std::is_signed<T>::value) {
+      const T lowest = static_cast<T>(static_cast<T>(1) << (sizeof(T) * 8 - 1));
+      return highest ? static_cast<T>(~lowest) : lowest;
+    } else {
+      return highest ? static_cast<T>(~T(0)) : T(0);
+    }
+  }
+  return cast<T>(reduce == scatter_reduce::prod ? 1.0f : 0.0f);
+}
+
 } // namespace tc

@@ -16,7 +16,9 @@
   template tcg::result tcg::index_select<T, I>(TCG_EXEC, const T *, int64_t, int64_t, int64_t,     \
                                                const I *, int64_t, T *);                           \
   template tcg::result tcg::gather<T, I>(TCG_EXEC, const T *, int64_t, int64_t, int64_t,           \
-                                         const I *, int64_t, T *);
+                                         const I *, int64_t, T *);                                 \
+  template tcg::result tcg::scatter<T, I>(TCG_EXEC, T *, int64_t, int64_t, int64_t, const I *,     \
+                                          int64_t, const T *, tc::scatter_reduce, bool);
 
 // Data movement, reductions, max pooling and GEMM: every element type.
 #define TCG_INSTANTIATE_MOVEMENT(T)                                                                \

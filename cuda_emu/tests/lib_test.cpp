@@ -240,6 +240,68 @@ TEST_CASE("tcg::gather: along a dim; an out-of-range index sets the error flag")
   CHECK(y.read()[3] == 0.0f);
 }
 
+template <typename T, typename I> void checkScatter(int64_t outer, int64_t inner) {
+  const int64_t extent = 5, count = 9; // count > extent: duplicate targets
+  const Array<T> input = randomArray<T>(outer * extent * inner, -4, 4, 31);
+  const Array<T> source = randomArray<T>(outer * count * inner, -2, 2, 37);
+  const Array<I> index = randomArray<I>(outer * count * inner, 0, extent, 41);
+  for (tc::scatter_reduce reduce :
+       {tc::scatter_reduce::sum, tc::scatter_reduce::prod, tc::scatter_reduce::amax,
+        tc::scatter_reduce::amin}) {
+    for (bool includeSelf : {true, false}) {
+      Context context;
+      Array<T> want = randomArray<T>(outer * extent * inner, -4, 4, 31); // the input
+      REQUIRE(tc::scatter(want.data(), outer, extent, inner, index.data(), count, source.data(),
+                          reduce, includeSelf));
+      Buffer<T> y(input), src(source);
+      Buffer<I> indices(index);
+      REQUIRE_OK(tcg::scatter(context.ex, y.data(), outer, extent, inner, indices.data(), count,
+                              src.data(), reduce, includeSelf));
+      expectEqual(y.read(), want); // one thread per line, in order: bit for bit
+      CHECK(context.errorFlag() == 0);
+    }
+  }
+}
+
+TEST_CASE("tcg::scatter: reductions match tc::scatter exactly; a bad index sets the error flag") {
+  checkScatter<float, int64_t>(3, 4);
+  checkScatter<tc::half, int32_t>(1, 7);
+  checkScatter<int64_t, int64_t>(2, 1);
+  // without a reduction, unique targets: a permutation along the dim
+  Context context;
+  Array<float> input(2 * 3), source(2 * 3); // input: zeros
+  Array<int64_t> index(2 * 3);
+  const int64_t permutation[] = {2, 0, 1, 1, 2, 0};
+  for (int k = 0; k < 6; ++k) {
+    index[k] = permutation[k];
+    source[k] = static_cast<float>(k + 1);
+  }
+  Array<float> want(2 * 3);
+  REQUIRE(tc::scatter(want.data(), 2, 3, 1, index.data(), 3, source.data(),
+                      tc::scatter_reduce::none, true));
+  Buffer<float> y(input), src(source);
+  Buffer<int64_t> indices(index);
+  REQUIRE_OK(tcg::scatter(context.ex, y.data(), 2, 3, 1, indices.data(), 3, src.data(),
+                          tc::scatter_reduce::none, true));
+  expectEqual(y.read(), want);
+  // an index past the dim is recorded with its site, position, value and extent
+  index[4] = 3;
+  Buffer<int64_t> bad(index);
+  context.ex.error_site = 2;
+  REQUIRE_OK(tcg::scatter(context.ex, y.data(), 2, 3, 1, bad.data(), 3, src.data(),
+                          tc::scatter_reduce::sum, true));
+  const tcg::gather_error record = context.gatherError();
+  CHECK(record.flag == 1);
+  CHECK(record.site == 2);
+  CHECK(record.position == 4);
+  CHECK(record.value == 3);
+  CHECK(record.extent == 3);
+  int64_t position = -1;
+  CHECK_FALSE(tc::scatter(want.data(), 2, 3, 1, index.data(), 3, source.data(),
+                          tc::scatter_reduce::sum, true, &position));
+  CHECK(position == 4);
+}
+
 TEST_CASE("tcg::embedding: an out-of-range index zeroes its row and sets the error flag") {
   for (int32_t bad : {11, -1}) {
     Context context;

@@ -5,7 +5,7 @@ inputs that returns one tensor. Output <i> of a suite is case <i> of its table, 
 on an output names its case. Grouping cases into a few suites keeps CI time low: a suite is
 exported once per IR level, interpreted once, and compiled into ONE bundle per level.
 
-Suites: elementwise, reductions, shape, nn (see SUITES at the bottom).
+Suites: elementwise, reductions, shape, nn, scatter, roll (see SUITES at the bottom).
 
 Export layout (`export_suite`), like models/export_zoo.py:
 
@@ -658,6 +658,143 @@ SHAPE_CASES: list[tuple[str, CaseFn]] = [
 
 
 # --------------------------------------------------------------------------------------------
+# scatter: flip, repeat/tile, diagonal, as_strided, stack, slice/select scatters, scatter,
+# scatter_add, scatter_reduce, index_put, masked_scatter (roll: the roll suite)
+# --------------------------------------------------------------------------------------------
+
+
+def _scatter_inputs(g):
+    return {
+        "x": _randn(g, 3, 4, 5),
+        "y": _randn(g, 4, 6),
+        "z": _randn(g, 5, 6),
+        "h": _randn(g, 4, 6).half(),
+        "hz": _randn(g, 5, 6).half(),
+        "bf": _randn(g, 4, 6).bfloat16(),
+        "bz": _randn(g, 5, 6).bfloat16(),
+        "xi": _randint(g, -5, 6, 4, 6),
+        "zi": _randint(g, -3, 4, 5, 6),
+        "bo": _randbool(g, 4, 6),
+        "sq": _randn(g, 5, 5),
+        # each column a permutation of 0..3 (dim 0) / each row one of 0..5 (dim 1): unique
+        # targets for scatters without a reduction
+        "perm0": torch.argsort(_rand(g, 4, 6), dim=0),
+        "perm1": torch.argsort(_rand(g, 4, 6), dim=1),
+        # duplicates along dim 0 for the reductions
+        "dup": _randint(g, 0, 4, 5, 6),
+        "rows": torch.tensor([3, -1, 0], dtype=torch.int64),
+        "r2": torch.tensor([[0], [2]], dtype=torch.int64),
+        "c3": torch.tensor([3, 0, -4], dtype=torch.int64),
+    }
+
+
+def _put(target, key, value):
+    out = target.clone()
+    out[key] = value
+    return out
+
+
+SCATTER_CASES: list[tuple[str, CaseFn]] = [
+    ("flip_0", lambda m, t: t.x.flip(0)),
+    ("flip_multi", lambda m, t: torch.flip(t.x, [0, 2])),
+    ("flip_neg", lambda m, t: t.y.flip(-1)),
+    ("flip_int", lambda m, t: t.xi.flip(1)),
+    ("flip_half", lambda m, t: t.h.flip(0)),
+    ("flip_bool", lambda m, t: t.bo.flip(1)),
+    ("flip_noncontig", lambda m, t: t.x.transpose(0, 2).flip(1)),
+    ("flip_then_add", lambda m, t: t.y.flip(0) + t.y),
+    ("flip_size0", lambda m, t: t.x[:, :0].flip(1)),
+    ("repeat", lambda m, t: t.y.repeat(2, 3)),
+    ("repeat_new_dims", lambda m, t: t.y.repeat(2, 1, 1)),
+    ("repeat_int", lambda m, t: t.xi.repeat(1, 2)),
+    ("repeat_zero", lambda m, t: t.y.repeat(0, 2)),
+    ("repeat_noncontig", lambda m, t: t.y.t().repeat(2, 1)),
+    ("repeat_bool", lambda m, t: t.bo.repeat(2, 1)),
+    ("tile", lambda m, t: t.x.tile((2,))),
+    ("tile_bf16", lambda m, t: t.bf.tile((2, 1, 2))),
+    ("diagonal", lambda m, t: torch.diagonal(t.sq)),
+    ("diagonal_offset", lambda m, t: t.y.diagonal(2)),
+    ("diagonal_neg_offset", lambda m, t: t.y.diagonal(-1)),
+    ("diagonal_dims", lambda m, t: t.x.diagonal(1, 0, 2)),
+    ("diagonal_swapped", lambda m, t: t.x.diagonal(-1, 2, 0)),
+    ("diagonal_add", lambda m, t: t.sq.diagonal() * 2 + 1),
+    ("diagonal_past", lambda m, t: t.y.diagonal(7)),
+    ("diagonal_int", lambda m, t: t.xi.diagonal()),
+    ("diagonal_noncontig", lambda m, t: t.x.transpose(0, 1).diagonal(0, 1, 2)),
+    ("as_strided", lambda m, t: torch.as_strided(t.y, (3, 3), (2, 1), 1)),
+    ("as_strided_overlap", lambda m, t: torch.as_strided(t.x, (4, 5), (1, 3))),
+    ("as_strided_temp", lambda m, t: torch.as_strided(t.y * 2, (2, 2, 2), (6, 2, 1), 3)),
+    ("stack_0", lambda m, t: torch.stack([t.y, t.y * 2])),
+    ("stack_last", lambda m, t: torch.stack([t.x, -t.x, t.x], -1)),
+    ("stack_int", lambda m, t: torch.stack([t.xi, t.xi], 1)),
+    ("slice_scatter", lambda m, t: torch.slice_scatter(t.y, t.y[:, 1:3] * 2, 1, 1, 3)),
+    ("slice_scatter_step", lambda m, t: torch.slice_scatter(t.x, t.x[:, ::2] * 0, 1, 0, None, 2)),
+    ("slice_scatter_neg", lambda m, t: torch.slice_scatter(t.y, t.y[-2:] + 1, 0, -2)),
+    ("slice_scatter_int", lambda m, t: torch.slice_scatter(t.xi, t.xi[:, :2] * 3, 1, 0, 2)),
+    ("slice_scatter_bool", lambda m, t: torch.slice_scatter(t.bo, ~t.bo[1:], 0, 1)),
+    ("slice_scatter_empty", lambda m, t: torch.slice_scatter(t.y, t.y[:, 6:], 1, 6)),
+    ("select_scatter", lambda m, t: torch.select_scatter(t.y, t.y[:, 1] * 2, 1, 1)),
+    ("select_scatter_neg", lambda m, t: torch.select_scatter(t.x, t.x[-1] * 0, 0, -1)),
+    ("select_scatter_half", lambda m, t: torch.select_scatter(t.h, t.h[2] * 2, 0, 2)),
+    ("scatter_src", lambda m, t: t.y.scatter(0, t.perm0, t.y * 2)),
+    ("scatter_src_smaller", lambda m, t: t.y.scatter(0, t.perm0[:3, :4], t.z * 2)),
+    ("scatter_value", lambda m, t: t.y.scatter(0, t.perm0[:2], 1.5)),
+    ("scatter_int", lambda m, t: t.xi.scatter(0, t.perm0, t.xi * 3)),
+    ("scatter_bool", lambda m, t: t.bo.scatter(0, t.perm0[:2], True)),
+    ("scatter_dim1", lambda m, t: t.y.scatter(1, t.perm1, t.y + 1)),
+    ("scatter_neg_dim", lambda m, t: t.y.scatter(-1, t.perm1[:, :3], t.y)),
+    ("scatter_bf16", lambda m, t: t.bf.scatter(1, t.perm1[:, :2], t.bf * 2)),
+    ("scatter_add", lambda m, t: t.y.scatter_add(0, t.dup, t.z)),
+    ("scatter_add_half", lambda m, t: t.h.scatter_add(0, t.dup, t.hz)),
+    ("scatter_add_int", lambda m, t: t.xi.scatter_add(0, t.dup, t.zi)),
+    ("scatter_add_noncontig", lambda m, t: t.y.t().scatter_add(1, t.dup.t(), t.z.t())),
+    ("scatter_add_empty_index", lambda m, t: t.y.scatter_add(0, t.dup[:0], t.z[:0])),
+    ("scatter_add_size1", lambda m, t: t.y[:1].scatter_add(1, t.dup[:1] % 6, t.z[:1])),
+    *[(f"scatter_reduce_{r}_{'self' if s else 'noself'}",
+       (lambda r, s: lambda m, t: t.y.scatter_reduce(0, t.dup, t.z, r, include_self=s))(r, s))
+      for r in ("sum", "prod", "mean", "amax", "amin") for s in (True, False)],
+    ("scatter_reduce_mean_int", lambda m, t: t.xi.scatter_reduce(0, t.dup, t.zi, "mean")),
+    ("scatter_reduce_mean_int_noself",
+     lambda m, t: t.xi.scatter_reduce(0, t.dup, t.zi, "mean", include_self=False)),
+    ("scatter_reduce_amax_bf16", lambda m, t: t.bf.scatter_reduce(0, t.dup, t.bz, "amax")),
+    ("scatter_reduce_amin_int_noself",
+     lambda m, t: t.xi.scatter_reduce(0, t.dup, t.zi, "amin", include_self=False)),
+    ("scatter_reduce_prod_half", lambda m, t: t.h.scatter_reduce(0, t.dup, t.hz, "prod")),
+    ("index_put_rows", lambda m, t: t.y.index_put((t.rows,), t.y[:3] * 2)),
+    ("index_put_accumulate_dup", lambda m, t: t.y.index_put((t.dup[:, 0],), t.z, accumulate=True)),
+    ("index_put_broadcast", lambda m, t: t.y.index_put((t.r2, t.c3), t.y[:2, :3] * 3)),
+    ("index_put_scalar", lambda m, t: t.y.index_put((t.r2, t.c3), t.y[0, 0] * 0 + 0.5)),
+    ("index_put_int_accumulate", lambda m, t: t.xi.index_put((t.dup[:, 0],), t.xi[0], accumulate=True)),
+    ("index_put_half", lambda m, t: t.h.index_put((t.rows,), t.h[:3])),
+    ("setitem_none_first", lambda m, t: _put(t.y, (slice(None), t.c3), -1.0)),
+    ("setitem_middle", lambda m, t: _put(t.x, (slice(None), t.c3 % 4), t.x[:, :3] * 2)),
+    ("setitem_nonadjacent", lambda m, t: _put(t.x, (t.r2, slice(None), t.c3), 1.0)),
+    ("index_put_nonadjacent_accumulate",
+     lambda m, t: torch.ops.aten.index_put.default(t.x, [t.r2, None, t.c3], t.x[0, :, 0], True)),
+    ("setitem_mask_scalar", lambda m, t: _put(t.y, t.y > 0, 0.5)),
+    ("setitem_mask_row", lambda m, t: _put(t.x, t.x[:, :, 0] > 0, t.x[0, 0] * 0)),
+    ("index_put_mask_accumulate",
+     lambda m, t: torch.ops.aten.index_put.default(t.xi, [t.bo], t.xi[0, 0] * 0 + 7, True)),
+    ("masked_scatter", lambda m, t: t.y.masked_scatter(t.bo, t.z)),
+    ("masked_scatter_broadcast", lambda m, t: t.x.masked_scatter(t.x[0, :, :1] > 0, t.x * 2)),
+    ("masked_scatter_int", lambda m, t: t.xi.masked_scatter(t.bo, t.zi)),
+]
+
+
+def _roll_inputs(g):
+    return {"x": _randn(g, 3, 4, 5), "y": _randn(g, 4, 6), "xi": _randint(g, -5, 6, 4, 6)}
+
+
+ROLL_CASES: list[tuple[str, CaseFn]] = [
+    ("roll_dims", lambda m, t: torch.roll(t.x, (1, -2), (0, 2))),
+    ("roll_flat", lambda m, t: torch.roll(t.y, 5)),
+    ("roll_big", lambda m, t: t.y.roll(-13, 1)),
+    ("roll_int", lambda m, t: t.xi.roll(1, 0)),
+    ("roll_noncontig", lambda m, t: t.x.transpose(0, 2).roll(2, 1)),
+]
+
+
+# --------------------------------------------------------------------------------------------
 # nn
 # --------------------------------------------------------------------------------------------
 
@@ -956,6 +1093,8 @@ SUITES: dict[str, Suite] = {
         Suite("resample", _resample_inputs, RESAMPLE_CASES),
         Suite("resample_train", _resample_inputs, RESAMPLE_TRAIN_CASES, _resample_submodules,
               levels=("train",)),
+        Suite("scatter", _scatter_inputs, SCATTER_CASES),
+        Suite("roll", _roll_inputs, ROLL_CASES),
     ]
 }
 

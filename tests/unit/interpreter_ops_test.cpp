@@ -401,6 +401,45 @@ TEST_CASE("interpreter: gather picks along dim and refuses bad indices") {
                  "index -1 is out of range"));
 }
 
+TEST_CASE("interpreter: flip, diagonal, as_strided, slice_scatter and scatter") {
+  HostTensor x = f32({2, 3}, {0, 1, 2, 10, 11, 12});
+  CHECK(evalOp(OpKind::Flip, {x}, typeOf(DType::F32, {2, 3}), attrs({{"dims", std::vector<int64_t>{1}}})) ==
+        std::vector<double>{2, 1, 0, 12, 11, 10});
+  CHECK(evalOp(OpKind::Diagonal, {x}, typeOf(DType::F32, {2}),
+               attrs({{"diagonal", int64_t{1}}, {"dims", std::vector<int64_t>{0, 1}}})) ==
+        std::vector<double>{1, 12});
+  CHECK(evalOp(OpKind::AsStrided, {x}, typeOf(DType::F32, {2, 2}),
+               attrs({{"shape", makeDimsAttr({Dim(2), Dim(2)})},
+                      {"start", int64_t{1}},
+                      {"stride", std::vector<int64_t>{3, 1}}})) == std::vector<double>{1, 2, 11, 12});
+  CHECK(evalOp(OpKind::SliceScatter, {x, f32({2, 2}, {-1, -2, -3, -4})},
+               typeOf(DType::F32, {2, 3}),
+               attrs({{"dim", int64_t{1}},
+                      {"end", makeDimAttr(Dim(3))},
+                      {"start", int64_t{0}},
+                      {"step", int64_t{2}}})) == std::vector<double>{-1, 1, -2, -3, 11, -4});
+  // duplicates along dim 1 sum; include_self false leaves x out where something lands
+  HostTensor index = makeTensor(DType::I64, {2, 2}, {2, 2, 0, 1});
+  HostTensor src = f32({2, 2}, {5, 6, 7, 8});
+  auto scatter = [&](const std::string &reduce, bool includeSelf) {
+    return evalOp(OpKind::Scatter, {x, index, src}, typeOf(DType::F32, {2, 3}),
+                  attrs({{"dim", int64_t{1}},
+                         {"include_self", includeSelf},
+                         {"reduce", reduce}}));
+  };
+  CHECK(scatter("sum", true) == std::vector<double>{0, 1, 13, 17, 19, 12});
+  CHECK(scatter("sum", false) == std::vector<double>{0, 1, 11, 7, 8, 12});
+  CHECK(scatter("amax", false) == std::vector<double>{0, 1, 6, 7, 8, 12});
+  CHECK(scatter("none", true) == std::vector<double>{0, 1, 6, 7, 8, 12});
+  CHECK(contains(opError(OpKind::Scatter, {x, makeTensor(DType::I64, {2, 1}, {0, 3}),
+                                           f32({2, 1}, {1, 1})},
+                         typeOf(DType::F32, {2, 3}),
+                         attrs({{"dim", int64_t{1}},
+                                {"include_self", true},
+                                {"reduce", std::string("none")}})),
+                 "index 3 is out of range for size 3"));
+}
+
 TEST_CASE("interpreter: full, arange, embedding and index_select") {
   CHECK(evalOp(OpKind::Full, {}, typeOf(DType::F32, {2, 2}), attrs({{"value", 0.1}})) ==
         std::vector<double>(4, static_cast<double>(0.1f)));

@@ -36,6 +36,10 @@
                            tc::pad_mode, double, T *);                                             \
   template void tc::upsample<T>(const T *, int64_t, int, const int64_t *, const int64_t *,         \
                                 const double *, tc::upsample_mode, bool, T *);                     \
+  template bool tc::scatter<T, int64_t>(T *, int64_t, int64_t, int64_t, const int64_t *, int64_t,  \
+                                        const T *, tc::scatter_reduce, bool, int64_t *);           \
+  template bool tc::scatter<T, int32_t>(T *, int64_t, int64_t, int64_t, const int32_t *, int64_t,  \
+                                        const T *, tc::scatter_reduce, bool, int64_t *);           \
   template void tc::reduce_any<T>(const T *, int64_t, int64_t, int64_t, bool *);                   \
   template void tc::reduce<T, T>(tc::reduce_kind, const T *, int64_t, int64_t, int64_t, T *);      \
   template void tc::argmax<T>(const T *, int64_t, int64_t, int64_t, int64_t *);                    \

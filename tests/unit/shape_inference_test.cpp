@@ -315,6 +315,36 @@ std::vector<Example> examples() {
                          {"shape", dimsAttr("[2,3,8,9]")}}),
                   {},
                   "f16[2,3,8,9]"});
+  // flips, diagonals, strided copies and scatters
+  list.push_back({OpKind::Flip, {"f32[?s0,3]"}, attrs({{"dims", intsAttr({0, 1})}}), {},
+                  "f32[?s0,3]"});
+  list.push_back({OpKind::Diagonal,
+                  {"f32[3,4,5]"},
+                  attrs({{"diagonal", intAttr(1)}, {"dims", intsAttr({2, 0})}}),
+                  {},
+                  "f32[4,2]"});
+  list.push_back({OpKind::AsStrided,
+                  {"f32[4,6]"},
+                  attrs({{"shape", dimsAttr("[3,3]")},
+                         {"start", intAttr(1)},
+                         {"stride", intsAttr({2, 1})}}),
+                  {},
+                  "f32[3,3]"});
+  list.push_back({OpKind::SliceScatter,
+                  {"i64[4,?s0]", "i64[2,?s0]"},
+                  attrs({{"dim", intAttr(0)},
+                         {"end", intAttr(4)},
+                         {"start", intAttr(1)},
+                         {"step", intAttr(2)}}),
+                  {},
+                  "i64[4,?s0]"});
+  list.push_back({OpKind::Scatter,
+                  {"bf16[4,6]", "i32[9,6]", "bf16[9,6]"},
+                  attrs({{"dim", intAttr(0)},
+                         {"include_self", false},
+                         {"reduce", std::string("amax")}}),
+                  {},
+                  "bf16[4,6]"});
   list.push_back({OpKind::AtenCall,
                   {"f32[2]"},
                   attrs({{"target", std::string("aten.foo.default")}}),
@@ -881,6 +911,40 @@ TEST_CASE("cumsum and gather") {
                  "differ in rank"));
   CHECK(contains(infer(OpKind::Gather, {"f32[5,4]", "f32[5,4]"}, attrs({{"dim", intAttr(0)}})),
                  "gather"));
+}
+
+TEST_CASE("flip, diagonal, as_strided, slice_scatter and scatter refuse bad operands") {
+  auto contains = [](const std::string &text, const std::string &part) {
+    return text.find(part) != std::string::npos;
+  };
+  CHECK(contains(infer(OpKind::Flip, {"f32[2,3]"}, attrs({{"dims", intsAttr({1, 0})}})),
+                 "must be sorted"));
+  CHECK(infer(OpKind::Diagonal, {"f32[2,5]"},
+              attrs({{"diagonal", intAttr(-2)}, {"dims", intsAttr({0, 1})}})) == "f32[0]");
+  CHECK(contains(infer(OpKind::Diagonal, {"f32[2,5]"},
+                       attrs({{"diagonal", intAttr(0)}, {"dims", intsAttr({1, 1})}})),
+                 "distinct"));
+  CHECK(contains(infer(OpKind::AsStrided, {"f32[4,6]"},
+                       attrs({{"shape", dimsAttr("[3,3]")},
+                              {"start", intAttr(20)},
+                              {"stride", intsAttr({2, 1})}})),
+                 "reads positions 20 to 26 of f32[4,6], which has 24 elements"));
+  CHECK(contains(infer(OpKind::SliceScatter, {"f32[4,6]", "f32[3,6]"},
+                       attrs({{"dim", intAttr(0)},
+                              {"end", intAttr(4)},
+                              {"start", intAttr(0)},
+                              {"step", intAttr(2)}})),
+                 "does not fill the window f32[2,6]"));
+  AttrMap sum = attrs({{"dim", intAttr(1)}, {"include_self", true}, {"reduce", std::string("sum")}});
+  CHECK(contains(infer(OpKind::Scatter, {"f32[4,6]", "i64[3,2]", "f32[3,2]"}, sum),
+                 "differs from the input f32[4,6] in dim 0"));
+  CHECK(contains(infer(OpKind::Scatter, {"f32[4,6]", "f32[4,2]", "f32[4,2]"}, sum),
+                 "must be i64 or i32"));
+  CHECK(contains(infer(OpKind::Scatter, {"f32[4,6]", "i64[4,2]", "f32[4,2]"},
+                       attrs({{"dim", intAttr(1)},
+                              {"include_self", true},
+                              {"reduce", std::string("mean")}})),
+                 "is not one of none, sum, prod, amax, amin"));
 }
 
 TEST_CASE("embedding and index_select") {
