@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "frontend/aten_conv_norm.h"
 #include "frontend/node_importer.h"
 
 namespace thunderc::frontend {
@@ -437,7 +438,7 @@ Status importBatchNorm(NodeImport &node) {
   return Status::success();
 }
 
-// ---- linear algebra, convolution, attention ----
+// ---- linear algebra, attention (convolutions: frontend/aten_conv_norm.cpp) ----
 
 Status importLinear(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
@@ -477,41 +478,6 @@ Expected<std::vector<int64_t>> pair(NodeImport &node, std::string_view arg) {
     return node.unsupportedFeature("argument '" + std::string(arg) + "' has " +
                                    std::to_string(values.size()) + " entries, expected 2");
   return values;
-}
-
-Status emitConv2d(NodeImport &node, std::vector<int64_t> padding) {
-  TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
-  TC_ASSIGN_OR_RETURN(Value * weight, node.tensor("weight"));
-  TC_ASSIGN_OR_RETURN(Value * bias, node.optionalTensor("bias"));
-  if (input->type().rank() != 4)
-    return node.unsupportedFeature("convolution of rank-" +
-                                   std::to_string(input->type().rank()) +
-                                   " input (only 2-d convolution is compiled)");
-  TC_ASSIGN_OR_RETURN(std::vector<int64_t> stride, pair(node, "stride"));
-  TC_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, pair(node, "dilation"));
-  TC_ASSIGN_OR_RETURN(int64_t groups, node.intArg("groups"));
-  std::vector<Value *> operands{input, weight};
-  if (bias)
-    operands.push_back(bias);
-  AttrMap attrs;
-  attrs.set("dilation", dilation);
-  attrs.set("groups", groups);
-  attrs.set("padding", std::move(padding));
-  attrs.set("stride", stride);
-  return emitOne(node, OpKind::Conv2d, operands, std::move(attrs));
-}
-
-Status importConv2d(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(std::vector<int64_t> padding, pair(node, "padding"));
-  return emitConv2d(node, std::move(padding));
-}
-
-// convolution.default (core ATen): only the non-transposed 2-d case.
-Status importConvolution(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(bool transposed, node.boolArg("transposed"));
-  if (transposed)
-    return node.unsupportedFeature("transposed convolution");
-  return importConv2d(node);
 }
 
 Status importAttention(NodeImport &node) {
@@ -1007,14 +973,12 @@ constexpr TableEntry kTable[] = {
     {"aten.native_layer_norm.default", importLayerNorm},
     {"aten.batch_norm.default", importBatchNorm},
     {"aten._native_batch_norm_legit_no_training.default", importBatchNorm},
-    // linear algebra, convolution, attention
+    // linear algebra, attention
     {"aten.linear.default", importLinear},
     {"aten.matmul.default", importMatmul},
     {"aten.mm.default", importMatmul},
     {"aten.bmm.default", importMatmul},
     {"aten.addmm.default", importAddmm},
-    {"aten.conv2d.default", importConv2d},
-    {"aten.convolution.default", importConvolution},
     {"aten.scaled_dot_product_attention.default", importAttention},
     // pooling
     {"aten.max_pool2d.default", importMaxPool2d},
@@ -1066,6 +1030,20 @@ constexpr TableEntry kTable[] = {
     {"aten.embedding.default", importEmbedding},
     {"aten.index_select.default", importIndexSelect},
     {"aten.gather.default", importGather},
+    // convolution and its normalizations (frontend/aten_conv_norm.cpp)
+    {"aten.conv1d.default", importConvolution},
+    {"aten.conv2d.default", importConvolution},
+    {"aten.conv3d.default", importConvolution},
+    {"aten.convolution.default", importConvolution},
+    {"aten.conv1d.padding", importConvolutionPaddingMode},
+    {"aten.conv2d.padding", importConvolutionPaddingMode},
+    {"aten.conv_transpose1d.default", importConvTranspose},
+    {"aten.conv_transpose2d.input", importConvTranspose},
+    {"aten.group_norm.default", importGroupNorm},
+    {"aten.native_group_norm.default", importGroupNorm},
+    {"aten.instance_norm.default", importInstanceNorm},
+    {"aten._weight_norm.default", importWeightNorm},
+    {"aten.linalg_vector_norm.default", importVectorNorm},
 };
 // clang-format on
 

@@ -86,6 +86,10 @@ EXTRA_OVERLOADS = [
     # Elementwise torch.min(a, b) / torch.max(a, b) (T5 clamps with min.other); diff (transformers
     # position ids in training IR).
     "min.other", "max.other", "diff.default",
+    # Convolution and normalization in training IR (wav2vec2's feature encoder and weight-normed
+    # positional convolution, U-Net decoders) and linalg_vector_norm, which core ATen keeps.
+    "conv1d.padding", "conv_transpose1d.default", "conv3d.default", "_weight_norm.default",
+    "linalg_vector_norm.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by
