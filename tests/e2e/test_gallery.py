@@ -21,15 +21,8 @@ REFUSED = {
     ("hf_swin", "train"): {"aten.adaptive_avg_pool1d.default": 1, "aten.index.Tensor": 2,
                            "aten.pad.default": 2},
     ("hf_swin", "core"): {"aten.constant_pad_nd.default": 2, "aten.index.Tensor": 2},
-    ("hf_wav2vec2", "train"): {"aten._weight_norm.default": 1, "aten.conv1d.default": 3,
-                               "aten.group_norm.default": 1},
-    ("hf_wav2vec2", "core"): {"aten.linalg_vector_norm.default": 1,
-                              "aten.native_group_norm.default": 1,
-                              "aten.convolution.default": 3},
     ("nn_gru", "train"): {"aten.gru.input": 1},
     ("nn_lstm", "train"): {"aten.lstm.input": 1},
-    ("nn_unet", "train"): {"aten.conv_transpose2d.input": 1},
-    ("nn_unet", "core"): {"aten.convolution.default": 1},
 }
 # The decoder LLMs build their attention mask with cumsum/diff/index.Tensor (transformers 5);
 # index.Tensor is the one still missing. (The rotary-embedding ones also wrap the rotary angles
