@@ -1,6 +1,6 @@
 // Per-node lowering of library-style ops for both targets: GEMM-based (linear, matmul, addmm,
-// conv2d, conv_transpose2d), normalization, softmax, pooling, attention and gathers. Each becomes a call into the
-// target's kernel library (backend_cpu/kernels/tc_kernels.h or backend_cuda/kernels/
+// conv2d, conv_transpose2d), normalization, softmax, pooling, attention and gathers. Each becomes a
+// call into the target's kernel library (backend_cpu/kernels/tc_kernels.h or backend_cuda/kernels/
 // tc_cuda_lib.h, which take the same arguments).
 #include <cmath>
 

@@ -329,7 +329,8 @@ Status emitGroupNorm(NodeImport &node, Value *x, Value *weight, Value *bias, int
     if (!node.isOutputUsed(i))
       continue;
     TC_ASSIGN_OR_RETURN(ir::TensorType recorded, node.outputType(i));
-    TC_ASSIGN_OR_RETURN(Value * flat, reshape(node, stats[i - 1], {type.shape[0], ir::Dim(groups)}));
+    TC_ASSIGN_OR_RETURN(Value * flat,
+                        reshape(node, stats[i - 1], {type.shape[0], ir::Dim(groups)}));
     TC_TRY(bindResult(node, i, node.castTo(flat, recorded.dtype)));
   }
   return Status::success();

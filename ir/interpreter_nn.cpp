@@ -1,7 +1,7 @@
-// Neural-network ops of the reference interpreter: softmax and log_softmax, layer and batch
-// norm, linear, matmul (full torch.matmul semantics), addmm, conv2d, conv_transpose2d and scaled
-// dot-product attention. Direct loops in double; inner loops run over contiguous memory so that the zoo
-// models interpret in well under a second.
+// Neural-network ops of the reference interpreter: softmax and log_softmax, layer and batch norm,
+// linear, matmul (full torch.matmul semantics), addmm, conv2d, conv_transpose2d and scaled
+// dot-product attention. Direct loops in double; inner loops run over contiguous memory so that the
+// zoo models interpret in well under a second.
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -270,7 +270,8 @@ Expected<TensorType> inferConvTranspose2d(const TypeList &operands, const AttrMa
                         std::to_string(groups));
   for (size_t i = 0; i < 2; ++i) {
     if (outputPadding[i] >= std::max(stride[i], dilation[i]))
-      return invalidInput("conv_transpose2d output_padding " + intsStr(attr::output_padding(attrs)) +
+      return invalidInput("conv_transpose2d output_padding " +
+                          intsStr(attr::output_padding(attrs)) +
                           " must be smaller than stride or dilation in each dim (stride " +
                           intsStr(attr::stride(attrs)) + ", dilation " +
                           intsStr(attr::dilation(attrs)) + ")");

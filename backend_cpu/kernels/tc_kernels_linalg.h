@@ -289,7 +289,8 @@ void conv_transpose2d(const T *x, int64_t N, int64_t C, int64_t H, int64_t W, co
             // Input columns iw whose ow = iw * stride_w + shift lies in [0, OW).
             const int64_t shift = kw * dil_w - pad_w;
             const int64_t lo = shift >= 0 ? 0 : (-shift + stride_w - 1) / stride_w;
-            const int64_t hi = detail::min_count(W, OW - shift <= 0 ? 0 : (OW - shift - 1) / stride_w + 1);
+            const int64_t fitting = OW - shift <= 0 ? 0 : (OW - shift - 1) / stride_w + 1;
+            const int64_t hi = detail::min_count(W, fitting);
             const F *row = channel_columns + (kh * KW + kw) * pixels + ih * W;
             for (int64_t iw = lo; iw < hi; ++iw)
               sums[iw * stride_w + shift] += row[iw];

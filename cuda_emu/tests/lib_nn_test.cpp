@@ -1,8 +1,9 @@
 // Tests of tcg's NN ops on the CPU emulation of CUDA: softmax, layer_norm, batch_norm, pooling,
 // GEMM (cuBLAS and the integer kernel), conv2d (im2col + GEMM, pointwise, grouped, depthwise),
-// conv_transpose2d (GEMM + col2im) and the fused attention kernel, each against the CPU library function of the same name
-// (tc_kernels.h). tcg computes these in float (double for double) where tc:: uses double, so
-// floating results compare within float rounding; each tolerance states its reason.
+// conv_transpose2d (GEMM + col2im) and the fused attention kernel, each against the CPU library
+// function of the same name (tc_kernels.h). tcg computes these in float (double for double) where
+// tc:: uses double, so floating results compare within float rounding; each tolerance states its
+// reason.
 #include <cmath>
 #include <cstdint>
 #include <vector>

@@ -1,6 +1,6 @@
 // Tests of the kernel library's GEMM, convolution and pooling kernels
-// (backend_cpu/kernels/tc_kernels_linalg.h, tc_kernels_pool.h) against the reference
-// interpreter's matmul/addmm/linear/conv2d/conv_transpose2d/pooling ops. gemm is checked on both of its paths:
+// (backend_cpu/kernels/tc_kernels_linalg.h, tc_kernels_pool.h) against the reference interpreter's
+// matmul/addmm/linear/conv2d/conv_transpose2d/pooling ops. gemm is checked on both of its paths:
 // BLAS (when the unit tests are built with TC_USE_CBLAS, as bundles are) and gemm_loops.
 #include "kernels_test_util.h"
 
@@ -295,7 +295,7 @@ const ConvTransposeCase kConvTransposeCases[] = {
     {2, 4, 5, 4, 6, 3, 3, 2, 1, 0, 1, 1, 1, 0, 0, 2, false}, // grouped
     {1, 4, 4, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 4, true},  // depthwise
     {1, 2, 4, 3, 3, 3, 2, 1, 3, 0, 1, 2, 1, 1, 2, 1, true},  // dilation, output padding
-    {1, 3, 2, 2, 2, 5, 5, 1, 1, 3, 3, 1, 1, 0, 0, 1, true},  // padding cuts the taps
+    {1, 3, 2, 2, 2, 5, 5, 1, 1, 2, 2, 1, 1, 0, 0, 1, true},  // padding cuts the taps
     {0, 3, 2, 2, 2, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 1, true},  // empty batch
     {1, 16, 6, 6, 8, 4, 4, 2, 2, 1, 1, 1, 1, 0, 0, 1, true},
 };
