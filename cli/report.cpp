@@ -112,6 +112,13 @@ Estimate nodeFlops(const Node &node, const Bounds &bounds) {
       window = times(window, dimFromEnd(node.operand(1), i, bounds));
     return times(times(2, out), window);
   }
+  case OpKind::ConvTranspose2d: {
+    // weight [C, O/groups, kH, kW]: every input element meets O/groups * kH * kW taps.
+    Estimate taps = 1;
+    for (size_t i = 1; i <= 3; ++i)
+      taps = times(taps, dimFromEnd(node.operand(1), i, bounds));
+    return times(times(2, numElements(node.operand(0)->type(), bounds)), taps);
+  }
   case OpKind::Attention:
     // q [..., L, D] against k [..., S, D]: Q K^T and P V, 2 FLOPs per multiply-add each.
     return times(times(4, numElements(node.operand(0)->type(), bounds)),

@@ -77,9 +77,9 @@ struct CompiledReport {
 
 /// Builds the compiled view of `graph` (any graph: partitioned or not). Sizes are taken at the
 /// symbols' upper bounds. FLOPs: elementwise ops 1 per result element; reductions 1 per input
-/// element; linear/matmul/addmm 2*M*N*K; conv2d 2*N*O*H'*W'*(C/groups)*kH*kW; attention
-/// 4*B*H*L*S*D; softmax/log_softmax/layer_norm/batch_norm 5 per element; pooling one per window
-/// element; data movement 0; a fusion the sum over its body.
+/// element; linear/matmul/addmm 2*M*N*K; conv2d 2*N*O*H'*W'*(C/groups)*kH*kW; conv_transpose2d
+/// 2*N*C*H*W*(O/groups)*kH*kW; attention 4*B*H*L*S*D; softmax/log_softmax/layer_norm/batch_norm 5
+/// per element; pooling one per window element; data movement 0; a fusion the sum over its body.
 CompiledReport compiledReport(const ir::Graph &graph);
 
 /// The compiled view as a readable table with totals and memory lines.

@@ -1,6 +1,6 @@
 // Per-node lowering of library-style ops for both targets: GEMM-based (linear, matmul, addmm,
-// conv2d), normalization, softmax, pooling, attention and gathers. Each becomes a call into the
-// target's kernel library (backend_cpu/kernels/tc_kernels.h or backend_cuda/kernels/
+// conv2d, conv_transpose2d), normalization, softmax, pooling, attention and gathers. Each becomes a
+// call into the target's kernel library (backend_cpu/kernels/tc_kernels.h or backend_cuda/kernels/
 // tc_cuda_lib.h, which take the same arguments).
 #include <cmath>
 
@@ -132,6 +132,41 @@ Status emitConv2d(const ir::Node &node, EmitState &state) {
   state.callLibrary("conv2d<" + ctype(result) + ">(" + state.ptr(x) + ", " +
                     dimExpr(xs[0]) + ", " + dimExpr(xs[1]) + ", " + dimExpr(xs[2]) + ", " +
                     dimExpr(xs[3]) + ", " + state.ptr(weight) + ", " + dimExpr(ws[0]) + ", " +
+                    dimExpr(ws[2]) + ", " + dimExpr(ws[3]) + ", " + bias + ", " +
+                    lit(stride[0]) + ", " + lit(stride[1]) + ", " + lit(padding[0]) + ", " +
+                    lit(padding[1]) + ", " + lit(dilation[0]) + ", " + lit(dilation[1]) + ", " +
+                    lit(groups) + ", " + state.ptr(result) + ", " + dimExpr(ys[2]) + ", " +
+                    dimExpr(ys[3]) + ", " + workspace + ")");
+  return Status::success();
+}
+
+// conv_transpose2d: the same arguments as conv2d (output padding is implicit in the result's
+// sizes), an unbatched [C,H,W] input being one image, and a workspace in the compute type.
+Status emitConvTranspose2d(const ir::Node &node, EmitState &state) {
+  const ir::Value *x = node.operand(0);
+  const ir::Value *weight = node.operand(1);
+  const ir::Value *result = node.result();
+  ir::Shape xs = x->type().shape;
+  ir::Shape ys = result->type().shape;
+  if (xs.size() == 3) {
+    xs.insert(xs.begin(), ir::Dim(1));
+    ys.insert(ys.begin(), ir::Dim(1));
+  }
+  const ir::Shape &ws = weight->type().shape;
+  const ir::AttrMap &attrs = node.attrs();
+  std::vector<int64_t> stride = ir::attr::stride(attrs);
+  std::vector<int64_t> padding = ir::attr::padding(attrs);
+  std::vector<int64_t> dilation = ir::attr::dilation(attrs);
+  int64_t groups = ir::attr::groups(attrs);
+  std::string workspace = state.workspace(
+      result->type().dtype == ir::DType::F64 ? "double" : "float",
+      state.library() + "::conv_transpose2d_workspace_size(" + dimExpr(ys[1]) + ", " +
+          dimExpr(ws[2]) + ", " + dimExpr(ws[3]) + ", " + dimExpr(xs[2]) + ", " +
+          dimExpr(xs[3]) + ", " + dimExpr(ys[3]) + ")");
+  std::string bias = node.numOperands() == 3 ? state.ptr(node.operand(2)) : "nullptr";
+  state.callLibrary("conv_transpose2d<" + ctype(result) + ">(" + state.ptr(x) + ", " +
+                    dimExpr(xs[0]) + ", " + dimExpr(xs[1]) + ", " + dimExpr(xs[2]) + ", " +
+                    dimExpr(xs[3]) + ", " + state.ptr(weight) + ", " + dimExpr(ys[1]) + ", " +
                     dimExpr(ws[2]) + ", " + dimExpr(ws[3]) + ", " + bias + ", " +
                     lit(stride[0]) + ", " + lit(stride[1]) + ", " + lit(padding[0]) + ", " +
                     lit(padding[1]) + ", " + lit(dilation[0]) + ", " + lit(dilation[1]) + ", " +
@@ -434,6 +469,7 @@ Status emitNnNode(const ir::Node &node, EmitState &state) {
   case OpKind::Matmul: return emitMatmul(node, state);
   case OpKind::Addmm: return emitAddmm(node, state);
   case OpKind::Conv2d: return emitConv2d(node, state);
+  case OpKind::ConvTranspose2d: return emitConvTranspose2d(node, state);
   case OpKind::MaxPool2d:
   case OpKind::AvgPool2d:
   case OpKind::AdaptiveAvgPool2d: return emitPool(node, state);

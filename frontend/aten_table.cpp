@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "frontend/aten_scatter.h"
+#include "frontend/aten_conv_norm.h"
 #include "frontend/node_importer.h"
 #include "ir/shape_inference.h"
 
@@ -444,7 +445,7 @@ Status importBatchNorm(NodeImport &node) {
   return Status::success();
 }
 
-// ---- linear algebra, convolution, attention ----
+// ---- linear algebra, attention (convolutions: frontend/aten_conv_norm.cpp) ----
 
 Status importLinear(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
@@ -484,41 +485,6 @@ Expected<std::vector<int64_t>> pair(NodeImport &node, std::string_view arg) {
     return node.unsupportedFeature("argument '" + std::string(arg) + "' has " +
                                    std::to_string(values.size()) + " entries, expected 2");
   return values;
-}
-
-Status emitConv2d(NodeImport &node, std::vector<int64_t> padding) {
-  TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
-  TC_ASSIGN_OR_RETURN(Value * weight, node.tensor("weight"));
-  TC_ASSIGN_OR_RETURN(Value * bias, node.optionalTensor("bias"));
-  if (input->type().rank() != 4)
-    return node.unsupportedFeature("convolution of rank-" +
-                                   std::to_string(input->type().rank()) +
-                                   " input (only 2-d convolution is compiled)");
-  TC_ASSIGN_OR_RETURN(std::vector<int64_t> stride, pair(node, "stride"));
-  TC_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, pair(node, "dilation"));
-  TC_ASSIGN_OR_RETURN(int64_t groups, node.intArg("groups"));
-  std::vector<Value *> operands{input, weight};
-  if (bias)
-    operands.push_back(bias);
-  AttrMap attrs;
-  attrs.set("dilation", dilation);
-  attrs.set("groups", groups);
-  attrs.set("padding", std::move(padding));
-  attrs.set("stride", stride);
-  return emitOne(node, OpKind::Conv2d, operands, std::move(attrs));
-}
-
-Status importConv2d(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(std::vector<int64_t> padding, pair(node, "padding"));
-  return emitConv2d(node, std::move(padding));
-}
-
-// convolution.default (core ATen): only the non-transposed 2-d case.
-Status importConvolution(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(bool transposed, node.boolArg("transposed"));
-  if (transposed)
-    return node.unsupportedFeature("transposed convolution");
-  return importConv2d(node);
 }
 
 Status importAttention(NodeImport &node) {
@@ -1514,14 +1480,12 @@ constexpr TableEntry kTable[] = {
     {"aten.native_layer_norm.default", importLayerNorm},
     {"aten.batch_norm.default", importBatchNorm},
     {"aten._native_batch_norm_legit_no_training.default", importBatchNorm},
-    // linear algebra, convolution, attention
+    // linear algebra, attention
     {"aten.linear.default", importLinear},
     {"aten.matmul.default", importMatmul},
     {"aten.mm.default", importMatmul},
     {"aten.bmm.default", importMatmul},
     {"aten.addmm.default", importAddmm},
-    {"aten.conv2d.default", importConv2d},
-    {"aten.convolution.default", importConvolution},
     {"aten.scaled_dot_product_attention.default", importAttention},
     // pooling
     {"aten.max_pool2d.default", importMaxPool2d},
@@ -1635,6 +1599,20 @@ constexpr TableEntry kTable[] = {
     {"aten.index_put.default", importIndexPut},
     {"aten.index_put_.default", importIndexPut},
     {"aten.masked_scatter.default", importMaskedScatter},
+    // convolution and its normalizations (frontend/aten_conv_norm.cpp)
+    {"aten.conv1d.default", importConvolution},
+    {"aten.conv2d.default", importConvolution},
+    {"aten.conv3d.default", importConvolution},
+    {"aten.convolution.default", importConvolution},
+    {"aten.conv1d.padding", importConvolutionPaddingMode},
+    {"aten.conv2d.padding", importConvolutionPaddingMode},
+    {"aten.conv_transpose1d.default", importConvTranspose},
+    {"aten.conv_transpose2d.input", importConvTranspose},
+    {"aten.group_norm.default", importGroupNorm},
+    {"aten.native_group_norm.default", importGroupNorm},
+    {"aten.instance_norm.default", importInstanceNorm},
+    {"aten._weight_norm.default", importWeightNorm},
+    {"aten.linalg_vector_norm.default", importVectorNorm},
 };
 // clang-format on
 

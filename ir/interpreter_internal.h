@@ -62,8 +62,8 @@ template <typename T> Expected<T> withContext(Expected<T> expected, const std::s
 Status runElementwiseOp(OpCall &call);
 /// Family Reduction: sum, mean, amax, amin, prod, any, var, argmax.
 Status runReductionOp(OpCall &call);
-/// Family Nn: softmax, log_softmax, layer_norm, batch_norm, linear, matmul, addmm, conv2d,
-/// attention.
+/// Family Nn: softmax, log_softmax, cumsum, layer_norm, batch_norm, linear, matmul, addmm,
+/// conv2d, conv_transpose2d, attention.
 Status runNnOp(OpCall &call);
 /// Family Pool: max_pool2d, avg_pool2d, adaptive_avg_pool2d.
 Status runPoolOp(OpCall &call);

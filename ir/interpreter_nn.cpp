@@ -1,7 +1,8 @@
-// Neural-network ops of the reference interpreter: softmax and log_softmax, layer and batch
-// norm, linear, matmul (full torch.matmul semantics), addmm, conv2d and scaled dot-product
-// attention. Direct loops in double; inner loops run over contiguous memory so that the zoo
-// models interpret in well under a second.
+// Neural-network ops of the reference interpreter: softmax and log_softmax, layer and batch norm,
+// linear, matmul (full torch.matmul semantics), addmm, conv2d, conv_transpose2d and scaled
+// dot-product attention. Direct loops in double; inner loops run over contiguous memory so that the
+// zoo models interpret in well under a second.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -374,6 +375,88 @@ Status conv2d(OpCall &call) {
   return Status::success();
 }
 
+/// conv_transpose2d(x[N,C,H,W] or [C,H,W], weight[C,O/groups,kH,kW], bias[O]?): every input
+/// pixel scatters x * weight[c, o, kh, kw] to output pixel (ih*stride - padding + kh*dilation,
+/// ...), which is dropped when it falls outside the output.
+Status convTranspose2d(OpCall &call) {
+  const Tensor &input = call.operand(0);
+  const Tensor &weight = call.operand(1);
+  Tensor &output = call.result();
+  TC_ASSIGN_OR_RETURN(auto stride, pair(attr::stride(call.node), "stride"));
+  TC_ASSIGN_OR_RETURN(auto padding, pair(attr::padding(call.node), "padding"));
+  TC_ASSIGN_OR_RETURN(auto dilation, pair(attr::dilation(call.node), "dilation"));
+  TC_ASSIGN_OR_RETURN(auto outputPadding,
+                      pair(attr::output_padding(call.node), "output_padding"));
+  int64_t groups = attr::groups(call.node);
+  bool batched = input.rank() == 4;
+  if ((input.rank() != 3 && !batched) || weight.rank() != 4)
+    return invalidInput("conv_transpose2d of " + shapeText(input.shape) + " with weight " +
+                        shapeText(weight.shape));
+  for (size_t i = 0; i < 2; ++i) {
+    if (stride[i] < 1 || dilation[i] < 1 || padding[i] < 0 || outputPadding[i] < 0 ||
+        outputPadding[i] >= std::max(stride[i], dilation[i]) || groups < 1)
+      return invalidInput(
+          "conv_transpose2d: invalid stride, padding, output_padding, dilation or groups");
+  }
+  int64_t batch = batched ? input.shape[0] : 1;
+  int64_t channels = input.shape[input.shape.size() - 3];
+  int64_t height = input.shape[input.shape.size() - 2];
+  int64_t width = input.shape.back();
+  int64_t groupChannels = channels / groups;
+  int64_t groupOutputs = weight.shape[1];
+  int64_t outChannels = groupOutputs * groups;
+  int64_t kernelH = weight.shape[2];
+  int64_t kernelW = weight.shape[3];
+  if (weight.shape[0] != channels || channels % groups != 0)
+    return invalidInput("conv_transpose2d: input " + shapeText(input.shape) + ", weight " +
+                        shapeText(weight.shape) + " and groups " + std::to_string(groups) +
+                        " disagree");
+  int64_t outH = (height - 1) * stride[0] - 2 * padding[0] + dilation[0] * (kernelH - 1) +
+                 outputPadding[0] + 1;
+  int64_t outW = (width - 1) * stride[1] - 2 * padding[1] + dilation[1] * (kernelW - 1) +
+                 outputPadding[1] + 1;
+  if (outH < 1 || outW < 1)
+    return invalidInput("conv_transpose2d: output size [" + std::to_string(outH) + ", " +
+                        std::to_string(outW) + "] is too small");
+  std::vector<int64_t> expected = {outChannels, outH, outW};
+  if (batched)
+    expected.insert(expected.begin(), batch);
+  TC_TRY(expectShape(output, expected));
+  const Tensor *bias = call.numOperands() > 2 ? &call.operand(2) : nullptr;
+  if (bias && bias->shape != std::vector<int64_t>{outChannels})
+    return invalidInput("conv_transpose2d bias " + shapeText(bias->shape) + ", expected [" +
+                        std::to_string(outChannels) + "]");
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t o = 0; o < outChannels; ++o) {
+      double *plane = output.data.data() + (n * outChannels + o) * outH * outW;
+      std::fill(plane, plane + outH * outW, bias ? bias->data[static_cast<size_t>(o)] : 0.0);
+      int64_t group = o / groupOutputs;
+      for (int64_t ci = 0; ci < groupChannels; ++ci) {
+        int64_t c = group * groupChannels + ci;
+        const double *in = input.data.data() + (n * channels + c) * height * width;
+        const double *taps =
+            weight.data.data() + (c * groupOutputs + o % groupOutputs) * kernelH * kernelW;
+        for (int64_t ih = 0; ih < height; ++ih) {
+          for (int64_t kh = 0; kh < kernelH; ++kh) {
+            int64_t oh = ih * stride[0] - padding[0] + kh * dilation[0];
+            if (oh < 0 || oh >= outH)
+              continue;
+            for (int64_t iw = 0; iw < width; ++iw) {
+              double value = in[ih * width + iw];
+              for (int64_t kw = 0; kw < kernelW; ++kw) {
+                int64_t ow = iw * stride[1] - padding[1] + kw * dilation[1];
+                if (ow >= 0 && ow < outW)
+                  plane[oh * outW + ow] += value * taps[kh * kernelW + kw];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return Status::success();
+}
+
 /// scaled_dot_product_attention(q[..., L, E], k[..., S, E], v[..., S, Ev], mask?) with the
 /// semantics of PyTorch's math path: scores = q @ k^T * scale (default 1/sqrt(E)); is_causal
 /// keeps j <= i (top-left aligned); a bool mask keeps its true entries, any other mask is
@@ -482,6 +565,8 @@ Status runNnOp(OpCall &call) {
     return addmm(call);
   case OpKind::Conv2d:
     return conv2d(call);
+  case OpKind::ConvTranspose2d:
+    return convTranspose2d(call);
   case OpKind::Attention:
     return attention(call);
   default:

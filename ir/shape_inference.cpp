@@ -323,7 +323,7 @@ Expected<TypeList> single(Expected<TensorType> type) {
 }
 
 // Elementwise unary and binary ops are inferred by family; every other op has a case below.
-static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 47,
+static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 48,
               "ir/ops.def changed: give the new op a case in inferByOp");
 
 // Unary and binary ops by family, the others with one case per op of ir/ops.def. The operand
@@ -366,6 +366,8 @@ Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap 
     return single(inferAddmm(operands));
   case OpKind::Conv2d:
     return single(inferConv2d(operands, attrs));
+  case OpKind::ConvTranspose2d:
+    return single(inferConvTranspose2d(operands, attrs));
   case OpKind::Attention:
     return single(inferAttention(operands, attrs));
   case OpKind::MaxPool2d:

@@ -86,6 +86,7 @@ Expected<TensorType> inferLinear(const TypeList &operands);
 Expected<TensorType> inferMatmul(const TensorType &a, const TensorType &b);
 Expected<TensorType> inferAddmm(const TypeList &operands);
 Expected<TensorType> inferConv2d(const TypeList &operands, const AttrMap &attrs);
+Expected<TensorType> inferConvTranspose2d(const TypeList &operands, const AttrMap &attrs);
 Expected<TensorType> inferAttention(const TypeList &operands, const AttrMap &attrs);
 Expected<TensorType> inferPool2d(OpKind op, const TensorType &x, const AttrMap &attrs);
 Expected<TensorType> inferAdaptiveAvgPool2d(const TensorType &x, const AttrMap &attrs);

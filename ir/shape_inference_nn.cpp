@@ -1,6 +1,7 @@
 // Result types of the neural-network ops: normalizations, matmul family, conv2d, attention,
 // pooling and the index ops, following the ATen meta functions. Their tensor operands share a
 // dtype (the importer inserts casts); index operands are i32 or i64.
+#include <algorithm>
 #include <array>
 
 #include "ir/shape_inference.h"
@@ -246,6 +247,69 @@ Expected<TensorType> inferConv2d(const TypeList &operands, const AttrMap &attrs)
   TC_ASSIGN_OR_RETURN(Shape spatial, windowOutputShape(OpKind::Conv2d, x, windows, false));
   spatial[spatial.size() - 3] = outChannels;
   return TensorType{x.dtype, std::move(spatial)};
+}
+
+// The spatial dims grow instead of shrinking: (H-1)*stride - 2*padding + dilation*(kH-1) +
+// output_padding + 1, i.e. H*stride plus a constant, so symbolic H stays a linear expression.
+Expected<TensorType> inferConvTranspose2d(const TypeList &operands, const AttrMap &attrs) {
+  const OpKind op = OpKind::ConvTranspose2d;
+  const TensorType &x = operands[0];
+  const TensorType &weight = operands[1];
+  TC_TRY(requireFloating(op, x));
+  TC_TRY(requireAllSameDType(operands));
+  TC_TRY(requireRank(op, "input", x, 3, 4));
+  TC_TRY(requireRank(op, "weight", weight, 4, 4));
+  TC_ASSIGN_OR_RETURN(auto stride, readPair(op, attr::stride(attrs), "stride", 1));
+  TC_ASSIGN_OR_RETURN(auto padding, readPair(op, attr::padding(attrs), "padding", 0));
+  TC_ASSIGN_OR_RETURN(auto dilation, readPair(op, attr::dilation(attrs), "dilation", 1));
+  TC_ASSIGN_OR_RETURN(auto outputPadding,
+                      readPair(op, attr::output_padding(attrs), "output_padding", 0));
+  int64_t groups = attr::groups(attrs);
+  if (groups < 1)
+    return invalidInput("conv_transpose2d groups must be positive, got " +
+                        std::to_string(groups));
+  for (size_t i = 0; i < 2; ++i) {
+    if (outputPadding[i] >= std::max(stride[i], dilation[i]))
+      return invalidInput("conv_transpose2d output_padding " +
+                          intsStr(attr::output_padding(attrs)) +
+                          " must be smaller than stride or dilation in each dim (stride " +
+                          intsStr(attr::stride(attrs)) + ", dilation " +
+                          intsStr(attr::dilation(attrs)) + ")");
+  }
+  // weight is [C, O/groups, kH, kW]; unbatched input is [C,H,W].
+  const Dim &channels = x.shape[x.shape.size() - 3];
+  if (!mayBeEqual(channels, weight.shape[0]))
+    return invalidInput("conv_transpose2d input " + x.str() + " has " + channels.str() +
+                        " channels but weight " + weight.str() + " expects " +
+                        weight.shape[0].str());
+  if (weight.shape[0].isStatic() && weight.shape[0].value() % groups != 0)
+    return invalidInput("conv_transpose2d input channels " + weight.shape[0].str() +
+                        " are not divisible by groups " + std::to_string(groups));
+  Dim outChannels(SymExpr::mul(weight.shape[1].asExpr(), SymExpr::constant(groups)));
+  bool biasFits = operands.size() < 3 ||
+                  (operands[2].rank() == 1 && mayBeEqual(operands[2].shape[0], outChannels));
+  if (!biasFits)
+    return invalidInput("conv_transpose2d bias " + operands[2].str() + " does not match " +
+                        outChannels.str() + " output channels");
+  Shape shape = leadingDims(x.shape, 3);
+  shape.push_back(outChannels);
+  for (size_t i = 0; i < 2; ++i) {
+    const Dim &kernel = weight.shape[2 + i];
+    if (!kernel.isStatic())
+      return unsupported("conv_transpose2d with symbolic kernel size " + kernel.str());
+    int64_t offset = dilation[i] * (kernel.value() - 1) + outputPadding[i] + 1 - stride[i] -
+                     2 * padding[i];
+    const Dim &input = x.shape[x.shape.size() - 2 + i];
+    Dim output = input.isStatic()
+                     ? Dim(input.value() * stride[i] + offset)
+                     : Dim(addLikeTerms(SymExpr::mul(input.expr(), SymExpr::constant(stride[i])),
+                                        SymExpr::constant(offset)));
+    if (output.isStatic() && output.value() < 1)
+      return invalidInput("conv_transpose2d output size " + output.str() + " of spatial dim " +
+                          std::to_string(i) + " is too small (input " + x.str() + ")");
+    shape.push_back(output);
+  }
+  return TensorType{x.dtype, std::move(shape)};
 }
 
 Expected<TensorType> inferAttention(const TypeList &operands, const AttrMap &attrs) {

@@ -1,9 +1,9 @@
 // Fusion of elementwise chains, reductions with their prologue and epilogue, and library-call
 // epilogues into `fusion` nodes. Algorithm:
-//   1. Epilogues: for each linear/matmul/addmm/conv2d L (in graph order), follow the single
-//      user of its result while that user is elementwise with L's result type; the links
-//      before the last must have no other user. A chain of at least one link becomes a
-//      fusion {kind="epilogue"}.
+//   1. Epilogues: for each linear/matmul/addmm/conv2d/conv_transpose2d L (in graph order), follow
+//      the single user of its result while that user is elementwise with L's result type; the links
+//      before the last must have no other user. A chain of at least one link becomes a fusion
+//      {kind="epilogue"}.
 //   2. Reductions: for each sum/mean/amax/amin R over adjacent dims, grow a prologue upwards
 //      (elementwise producers of R's operand shape whose every use is in the group) and an
 //      epilogue downwards (elementwise users of R's result shape reading only R, epilogue
@@ -45,6 +45,7 @@ bool isLibraryWithEpilogue(const ir::Node &node) {
   case ir::OpKind::Matmul:
   case ir::OpKind::Addmm:
   case ir::OpKind::Conv2d:
+  case ir::OpKind::ConvTranspose2d:
     return true;
   default:
     return false;

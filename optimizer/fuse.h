@@ -13,10 +13,10 @@
 namespace thunderc::opt {
 
 /// "fuse": forms three kinds of fusion nodes, in this order:
-///   epilogue     a linear/matmul/addmm/conv2d L, first in the body, whose result's only use
-///                starts a chain of elementwise ops with L's result type (bias, activation,
-///                residual); every chain value but the last has one user, the next link. One
-///                result: the chain's last value. Other operands broadcast to L's shape.
+///   epilogue     a linear/matmul/addmm/conv2d/conv_transpose2d L, first in the body, whose
+///                result's only use starts a chain of elementwise ops with L's result type (bias,
+///                activation, residual); every chain value but the last has one user, the next
+///                link. One result: the chain's last value. Other operands broadcast to L's shape.
 ///   reduction    one sum/mean/amax/amin R over adjacent dims (keepdim either) with its
 ///                elementwise prologue (result shape = R's operand shape, used only inside)
 ///                and epilogue (result shape = R's result shape, reading R's result). Results:

@@ -101,6 +101,10 @@ EXTRA_OVERLOADS = [
     "adaptive_max_pool1d.default", "adaptive_max_pool2d.default", "adaptive_max_pool3d.default",
     # In-place index assignment in training IR (`x[idx] = v` on a tensor the model made).
     "index_put_.default",
+    # Convolution and normalization in training IR (wav2vec2's feature encoder and weight-normed
+    # positional convolution, U-Net decoders) and linalg_vector_norm, which core ATen keeps.
+    "conv1d.padding", "conv_transpose1d.default", "conv3d.default", "_weight_norm.default",
+    "linalg_vector_norm.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

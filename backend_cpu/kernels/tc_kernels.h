@@ -6,7 +6,8 @@
 //   tc_math.h              scalar helpers, half/bfloat16, cast (also compiled by nvcc)
 //   tc_kernels_shape.h     strided_copy/strided_store, triangle, fill, arange, embedding,
 //                          index_select, gather, pad, scatter
-//   tc_kernels_linalg.h    gemm (BLAS or loops), conv2d (im2col + gemm)
+//   tc_kernels_linalg.h    gemm (BLAS or loops), conv2d (im2col + gemm), conv_transpose2d
+//                          (gemm + col2im)
 //   tc_kernels_pool.h      max_pool2d, avg_pool2d, adaptive_avg_pool2d, upsample
 //   tc_kernels_reduce.h    reduce (sum/mean/amax/amin/prod), reduce_any, variance, argmax,
 //                          cumsum

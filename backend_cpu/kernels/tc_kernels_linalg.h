@@ -1,7 +1,7 @@
 // CPU kernels for GEMM and convolution. gemm calls cblas_sgemm/cblas_dgemm when the bundle is
 // built with TC_USE_CBLAS (then <cblas.h> must be on the include path); otherwise, and always
 // for f16/bf16 and integers, it runs plain loops accumulating in double. conv2d lowers to
-// im2col + gemm.
+// im2col + gemm, conv_transpose2d to gemm + col2im.
 #pragma once
 
 #include <cstdint>
@@ -204,6 +204,102 @@ void conv2d(const T *x, int64_t N, int64_t C, int64_t H, int64_t W, const T *wei
       }
       gemm<T>(1, group_outputs, pixels, taps, weight + group * group_outputs * taps, 0, false,
               columns, 0, false, 1.0, bias ? 1.0 : 0.0, outputs);
+    }
+  }
+}
+
+// ---- transposed convolution ----
+// GEMM + col2im rather than a direct kernel: the product of the transposed weight with the
+// input planes is one GEMM per image and group (BLAS for float/double), holding every
+// multiply-add, and col2im only sums KH * KW columns per output pixel. A direct kernel would
+// redo the channel loop for every tap with strided, divisibility-checked reads. The columns
+// are kept in compute_t<T> (float for f16/bf16), so f16/bf16 outputs are rounded once.
+
+/// Elements of compute_t<T> (float, or double for double) that conv_transpose2d needs in
+/// `workspace`: the columns of one image [O * KH * KW, H * W] and one output row [OW].
+inline int64_t conv_transpose2d_workspace_size(int64_t O, int64_t KH, int64_t KW, int64_t H,
+                                               int64_t W, int64_t OW) {
+  return O * KH * KW * H * W + OW;
+}
+
+namespace detail {
+
+/// columns [R, P] = weight^T @ planes for weight [Cg, R] and planes [Cg, P], in compute_t<T>:
+/// gemm for float/double (T is its own compute type), rank-1 updates in float for f16/bf16.
+template <typename T>
+void transposed_columns(const T *weight, const T *planes, int64_t Cg, int64_t R, int64_t P,
+                        compute_t<T> *columns) {
+  using F = compute_t<T>;
+  if constexpr (std::is_same<F, T>::value) {
+    gemm<T>(1, R, P, Cg, weight, 0, true, planes, 0, false, 1.0, 0.0, columns);
+  } else {
+    for (int64_t i = 0; i < R * P; ++i)
+      columns[i] = F(0);
+    for (int64_t c = 0; c < Cg; ++c) {
+      const T *plane = planes + c * P;
+      for (int64_t r = 0; r < R; ++r) {
+        const F tap = cast<F>(weight[c * R + r]);
+        F *row = columns + r * P;
+        for (int64_t p = 0; p < P; ++p)
+          row[p] += tap * cast<F>(plane[p]);
+      }
+    }
+  }
+}
+
+} // namespace detail
+
+/// Transposed 2-D convolution (torch.conv_transpose2d) of x [N, C, H, W] with weight
+/// [C, O / groups, KH, KW] and an optional bias [O] into y [N, O, OH, OW]; the caller computed
+/// OH = (H - 1) * stride_h - 2 * pad_h + dil_h * (KH - 1) + output_padding_h + 1 (likewise
+/// OW), so output padding is implicit. Per image: each group's columns
+/// [O / groups * KH * KW, H * W] = weight_g^T @ x_g go to `workspace`
+/// (conv_transpose2d_workspace_size elements); then col2im sums, for every output pixel, the
+/// columns of the (kh, kw, ih, iw) that land on it, starting from the bias, in compute_t<T>.
+template <typename T>
+void conv_transpose2d(const T *x, int64_t N, int64_t C, int64_t H, int64_t W, const T *weight,
+                      int64_t O, int64_t KH, int64_t KW, const T *bias, int64_t stride_h,
+                      int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dil_h,
+                      int64_t dil_w, int64_t groups, T *y, int64_t OH, int64_t OW,
+                      compute_t<T> *workspace) {
+  using F = compute_t<T>;
+  const int64_t group_channels = C / groups;
+  const int64_t group_outputs = O / groups;
+  const int64_t rows = group_outputs * KH * KW; // column rows per group
+  const int64_t pixels = H * W;
+  F *columns = workspace;
+  F *sums = workspace + O * KH * KW * pixels; // one output row
+  for (int64_t image = 0; image < N; ++image) {
+    for (int64_t group = 0; group < groups; ++group)
+      detail::transposed_columns(weight + group * group_channels * rows,
+                                 x + (image * C + group * group_channels) * pixels,
+                                 group_channels, rows, pixels, columns + group * rows * pixels);
+    for (int64_t o = 0; o < O; ++o) {
+      const F *channel_columns = columns + o * KH * KW * pixels; // o's rows, all taps
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const F start = bias ? cast<F>(bias[o]) : F(0);
+        for (int64_t ow = 0; ow < OW; ++ow)
+          sums[ow] = start;
+        for (int64_t kh = 0; kh < KH; ++kh) {
+          const int64_t from_top = oh + pad_h - kh * dil_h; // = ih * stride_h
+          if (from_top < 0 || from_top % stride_h != 0 || from_top / stride_h >= H)
+            continue;
+          const int64_t ih = from_top / stride_h;
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            // Input columns iw whose ow = iw * stride_w + shift lies in [0, OW).
+            const int64_t shift = kw * dil_w - pad_w;
+            const int64_t lo = shift >= 0 ? 0 : (-shift + stride_w - 1) / stride_w;
+            const int64_t fitting = OW - shift <= 0 ? 0 : (OW - shift - 1) / stride_w + 1;
+            const int64_t hi = detail::min_count(W, fitting);
+            const F *row = channel_columns + (kh * KW + kw) * pixels + ih * W;
+            for (int64_t iw = lo; iw < hi; ++iw)
+              sums[iw * stride_w + shift] += row[iw];
+          }
+        }
+        T *target = y + ((image * O + o) * OH + oh) * OW;
+        for (int64_t ow = 0; ow < OW; ++ow)
+          target[ow] = cast<T>(sums[ow]);
+      }
     }
   }
 }

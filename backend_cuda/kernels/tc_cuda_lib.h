@@ -10,7 +10,7 @@
 //                            cumsum
 //   tc_cuda_lib_nn.h         softmax, layer_norm, batch_norm
 //   tc_cuda_lib_pool.h       max_pool2d, avg_pool2d, adaptive_avg_pool2d, upsample
-//   tc_cuda_lib_linalg.h     gemm (cuBLAS, tiled for integers), conv2d
+//   tc_cuda_lib_linalg.h     gemm (cuBLAS, tiled for integers), conv2d, conv_transpose2d
 //   tc_cuda_lib_attention.h  attention (fused, online softmax)
 // Zero-size calls do nothing and succeed. Shape and stride arguments are host arrays.
 #pragma once

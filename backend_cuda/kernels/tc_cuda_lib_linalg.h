@@ -3,7 +3,7 @@
 // integer GEMMs run a shared-memory tiled kernel accumulating in double like tc::gemm_loops.
 // conv2d is im2col + a GEMM batched over groups per image, a single GEMM batched over images
 // for ungrouped 1x1 convolutions, or a direct kernel when each group has one input channel
-// (depthwise).
+// (depthwise); conv_transpose2d is a GEMM batched over groups per image + col2im.
 #pragma once
 
 #include "tc_cuda_lib_common.h"
@@ -88,11 +88,12 @@ TC_UNROLL
 
 /// Row-major C = A B is column-major C^T = B^T A^T: cuBLAS's first operand is our B (n x k
 /// after its op), its second our A, and C^T has leading dimension n. alpha and beta are host
-/// scalars (the handle's default CUBLAS_POINTER_MODE_HOST).
-template <typename T>
+/// scalars (the handle's default CUBLAS_POINTER_MODE_HOST). C may be float for f16/bf16 A
+/// and B (Out = float: the products stay unrounded, as conv_transpose2d's columns want).
+template <typename T, typename Out = T>
 result gemm_blas(const exec &ex, int64_t batch, int64_t m, int64_t n, int64_t k, const T *a,
                  int64_t a_batch_stride, bool trans_a, const T *b, int64_t b_batch_stride,
-                 bool trans_b, double alpha, double beta, T *c) {
+                 bool trans_b, double alpha, double beta, Out *c) {
   if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
     return unsupported("tcg::gemm", "a GEMM dimension above INT_MAX (cuBLAS takes int)");
   using Scale = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
@@ -112,7 +113,8 @@ result gemm_blas(const exec &ex, int64_t batch, int64_t m, int64_t n, int64_t k,
         ex.blas, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
         static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &alpha_value,
         b + first * b_batch_stride, type, ld_b, b_batch_stride, a + first * a_batch_stride, type,
-        ld_a, a_batch_stride, &beta_value, c + first * m * n, type, static_cast<int>(n), m * n,
+        ld_a, a_batch_stride, &beta_value, c + first * m * n, blas_type<Out>::value,
+        static_cast<int>(n), m * n,
         static_cast<int>(count), compute, CUBLAS_GEMM_DEFAULT);
     if (status != CUBLAS_STATUS_SUCCESS)
       return check(status, "cublasGemmStridedBatchedEx");
@@ -307,6 +309,101 @@ result conv2d(const exec &ex, const T *x, int64_t N, int64_t C, int64_t H, int64
                 columns, taps * pixels, false, 1.0, beta, y + image * O * pixels);
     if (!product.ok())
       return product;
+  }
+  return result{};
+}
+
+// ---- transposed convolution ----
+// GEMM + col2im, as in tc::conv_transpose2d (which says why): cuBLAS computes every
+// multiply-add into float (double for double) columns, and col2im is one thread per output
+// pixel gathering its KH * KW columns (no atomics: the result is deterministic).
+
+namespace detail {
+
+/// y[o, oh, ow] of one image = bias[o] + the sum over (kh, kw) of
+/// columns[o * KH * KW + kh * KW + kw, ih * W + iw] where oh = ih * stride_h - pad_h +
+/// kh * dil_h (likewise ow), in float_acc_t<T>.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    col2im_kernel(const float_acc_t<T> *__restrict__ columns, const T *__restrict__ bias,
+                  conv_shape s, int64_t count, T *__restrict__ y) {
+  using F = float_acc_t<T>;
+  const int64_t pixels = s.H * s.W;
+  for (int64_t i = tc::cuda::global_thread(); i < count; i += tc::cuda::grid_threads()) {
+    const int64_t ow = i % s.OW;
+    const int64_t oh = i / s.OW % s.OH;
+    const int64_t o = i / (s.OW * s.OH);
+    const F *taps = columns + o * s.KH * s.KW * pixels;
+    F sum = bias ? tc::cast<F>(ldg(bias + o)) : F(0);
+    for (int64_t kh = 0; kh < s.KH; ++kh) {
+      const int64_t from_top = oh + s.pad_h - kh * s.dil_h; // = ih * stride_h
+      if (from_top < 0 || from_top % s.stride_h != 0 || from_top / s.stride_h >= s.H)
+        continue;
+      const int64_t ih = from_top / s.stride_h;
+      for (int64_t kw = 0; kw < s.KW; ++kw) {
+        const int64_t from_left = ow + s.pad_w - kw * s.dil_w; // = iw * stride_w
+        if (from_left < 0 || from_left % s.stride_w != 0 || from_left / s.stride_w >= s.W)
+          continue;
+        sum += ldg(taps + (kh * s.KW + kw) * pixels + ih * s.W + from_left / s.stride_w);
+      }
+    }
+    y[i] = tc::cast<T>(sum);
+  }
+}
+
+} // namespace detail
+
+/// Elements of float_acc_t<T> (float, or double for double) that conv_transpose2d needs in
+/// `workspace`: the columns of one image, [O * KH * KW, H * W]. (The CPU's adds one output row,
+/// so the shared size function covers both.)
+inline int64_t conv_transpose2d_workspace_size(int64_t O, int64_t KH, int64_t KW, int64_t H,
+                                               int64_t W, int64_t OW) {
+  return O * KH * KW * H * W + OW;
+}
+
+/// tc::conv_transpose2d: x [N, C, H, W] with weight [C, O / groups, KH, KW] + bias [O] (may be
+/// null) -> y [N, O, OH, OW], OH/OW given (output padding is implicit in them). Per image: one
+/// GEMM batched over groups, columns_g = weight_g^T @ x_g into `workspace`
+/// (conv_transpose2d_workspace_size elements), then col2im. Floating T only. Unsupported:
+/// groups not dividing C and O.
+template <typename T>
+result conv_transpose2d(const exec &ex, const T *x, int64_t N, int64_t C, int64_t H, int64_t W,
+                        const T *weight, int64_t O, int64_t KH, int64_t KW, const T *bias,
+                        int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w,
+                        int64_t dil_h, int64_t dil_w, int64_t groups, T *y, int64_t OH,
+                        int64_t OW, detail::float_acc_t<T> *workspace) {
+  static_assert(tc::is_floating<T>::value, "tcg::conv_transpose2d takes floating types");
+  if (N <= 0 || O <= 0 || OH <= 0 || OW <= 0)
+    return result{};
+  if (groups <= 0 || C % groups != 0 || O % groups != 0)
+    return detail::unsupported("tcg::conv_transpose2d", "groups must divide the channel counts");
+  const detail::conv_shape shape{C,     H,     W,     O,     KH,     KW, stride_h, stride_w,
+                                 pad_h, pad_w, dil_h, dil_w, groups, OH, OW};
+  const int64_t group_channels = C / groups;
+  const int64_t rows = O / groups * KH * KW;
+  const int64_t pixels = H * W;
+  const int64_t count = O * OH * OW;
+  for (int64_t image = 0; image < N; ++image) {
+    result product{};
+    if (pixels > 0 && group_channels > 0) {
+      product = detail::gemm_blas<T, detail::float_acc_t<T>>(
+          ex, groups, rows, pixels, group_channels, weight, group_channels * rows, true,
+          x + image * C * pixels, group_channels * pixels, false, 1.0, 0.0, workspace);
+    } else {
+      // No input pixels or channels: every column is 0 and y is the bias.
+      TC_LAUNCH(detail::blocks_for(O * KH * KW * pixels), detail::kThreads, 0, ex.stream,
+                detail::scale_kernel<detail::float_acc_t<T>>)
+      (workspace, O * KH * KW * pixels, 0.0, 0.0);
+      product = detail::launched();
+    }
+    if (!product.ok())
+      return product;
+    TC_LAUNCH(detail::blocks_for(count), detail::kThreads, 0, ex.stream,
+              detail::col2im_kernel<T>)
+    (workspace, bias, shape, count, y + image * count);
+    const result folded = detail::launched();
+    if (!folded.ok())
+      return folded;
   }
   return result{};
 }

@@ -56,6 +56,10 @@
                                       const T *, int64_t, int64_t, int64_t, const T *, int64_t,    \
                                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, T *,   \
                                       int64_t, int64_t, T *);                                      \
+  template tcg::result tcg::conv_transpose2d<T>(                                                   \
+      TCG_EXEC, const T *, int64_t, int64_t, int64_t, int64_t, const T *, int64_t, int64_t,        \
+      int64_t, const T *, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, T *,      \
+      int64_t, int64_t, tcg::detail::float_acc_t<T> *);                                            \
   template tcg::result tcg::avg_pool2d<T>(TCG_EXEC, const T *, int64_t, int64_t, int64_t, int64_t, \
                                           int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,    \
                                           bool, int64_t, T *, int64_t, int64_t);                   \
@@ -102,5 +106,6 @@ TCG_INSTANTIATE_REDUCE_INTO(bool, int64_t)
 
 // The host-side size helpers are plain inline functions; odr-use them so they are compiled.
 int64_t tcg_instantiations_workspace_sizes() {
-  return tcg::conv2d_workspace_size(8, 3, 3, 5, 5, 2) + tcg::attention_workspace_size(7);
+  return tcg::conv2d_workspace_size(8, 3, 3, 5, 5, 2) + tcg::attention_workspace_size(7) +
+         tcg::conv_transpose2d_workspace_size(4, 3, 3, 5, 5, 11);
 }

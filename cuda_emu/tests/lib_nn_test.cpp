@@ -1,8 +1,9 @@
 // Tests of tcg's NN ops on the CPU emulation of CUDA: softmax, layer_norm, batch_norm, pooling,
-// GEMM (cuBLAS and the integer kernel), conv2d (im2col + GEMM, pointwise, grouped, depthwise)
-// and the fused attention kernel, each against the CPU library function of the same name
-// (tc_kernels.h). tcg computes these in float (double for double) where tc:: uses double, so
-// floating results compare within float rounding; each tolerance states its reason.
+// GEMM (cuBLAS and the integer kernel), conv2d (im2col + GEMM, pointwise, grouped, depthwise),
+// conv_transpose2d (GEMM + col2im) and the fused attention kernel, each against the CPU library
+// function of the same name (tc_kernels.h). tcg computes these in float (double for double) where
+// tc:: uses double, so floating results compare within float rounding; each tolerance states its
+// reason.
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -341,6 +342,63 @@ TEST_CASE("tcg::conv2d: im2col + GEMM, pointwise, grouped, depthwise") {
   checkConv<double>(kConvCases[2]);
   checkConv<tc::bfloat16>(kConvCases[3]);
   CHECK(tcg::conv2d_workspace_size(8, 3, 3, 5, 5, 8) == 0); // depthwise needs none
+}
+
+// ---- transposed convolution ----
+
+struct ConvTransposeCase {
+  int64_t N, C, H, W, O, KH, KW, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, out_pad_h,
+      out_pad_w, groups;
+  bool bias;
+};
+
+const ConvTransposeCase kConvTransposeCases[] = {
+    {2, 3, 4, 5, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true},  // the decoder upsampling
+    {1, 4, 3, 3, 2, 2, 2, 2, 2, 0, 0, 1, 1, 0, 0, 1, false}, // kernel = stride
+    {2, 6, 5, 4, 9, 3, 3, 2, 1, 0, 1, 1, 1, 0, 0, 3, true},  // grouped
+    {1, 4, 4, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 4, true},  // depthwise
+    {1, 2, 4, 3, 3, 3, 2, 1, 3, 0, 1, 2, 1, 1, 2, 1, true},  // dilation, output padding
+    {1, 1, 1, 1, 2, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 1, true},  // one pixel
+};
+
+template <typename T> void checkConvTranspose(const ConvTransposeCase &c) {
+  CAPTURE(c.C);
+  CAPTURE(c.groups);
+  Context context;
+  const int64_t OH =
+      (c.H - 1) * c.stride_h - 2 * c.pad_h + c.dil_h * (c.KH - 1) + c.out_pad_h + 1;
+  const int64_t OW =
+      (c.W - 1) * c.stride_w - 2 * c.pad_w + c.dil_w * (c.KW - 1) + c.out_pad_w + 1;
+  const Array<T> x = randomArray<T>(c.N * c.C * c.H * c.W, -1, 1, 151);
+  const Array<T> weight = randomArray<T>(c.C * (c.O / c.groups) * c.KH * c.KW, -1, 1, 157);
+  const Array<T> bias = randomArray<T>(c.O, -1, 1, 163);
+  Array<T> want(c.N * c.O * OH * OW);
+  using F = tc::compute_t<T>;
+  const int64_t size = tc::conv_transpose2d_workspace_size(c.O, c.KH, c.KW, c.H, c.W, OW);
+  std::vector<F> cpuWorkspace(static_cast<size_t>(size));
+  tc::conv_transpose2d(x.data(), c.N, c.C, c.H, c.W, weight.data(), c.O, c.KH, c.KW,
+                       c.bias ? bias.data() : nullptr, c.stride_h, c.stride_w, c.pad_h, c.pad_w,
+                       c.dil_h, c.dil_w, c.groups, want.data(), OH, OW, cpuWorkspace.data());
+  Buffer<T> dx(x), dw(weight), db(bias), y(want.size());
+  CHECK(tcg::conv_transpose2d_workspace_size(c.O, c.KH, c.KW, c.H, c.W, OW) == size);
+  Buffer<F> workspace(size);
+  REQUIRE_OK(tcg::conv_transpose2d(context.ex, dx.data(), c.N, c.C, c.H, c.W, dw.data(), c.O,
+                                   c.KH, c.KW, c.bias ? db.data() : nullptr, c.stride_h,
+                                   c.stride_w, c.pad_h, c.pad_w, c.dil_h, c.dil_w, c.groups,
+                                   y.data(), OH, OW, workspace.data()));
+  // Each output sums C / groups * KH * KW products below 1 in magnitude, in float.
+  const double accumulation = std::is_same<T, double>::value ? 1e-13 : unitRoundoff<float>();
+  expectNear(y.read(), want, 2 * unitRoundoff<T>(),
+             accumulation * static_cast<double>(c.C / c.groups * c.KH * c.KW + 2));
+}
+
+TEST_CASE("tcg::conv_transpose2d: GEMM + col2im, grouped, dilated, output padding") {
+  for (const ConvTransposeCase &c : kConvTransposeCases) {
+    checkConvTranspose<float>(c);
+    checkConvTranspose<tc::half>(c);
+  }
+  checkConvTranspose<double>(kConvTransposeCases[2]);
+  checkConvTranspose<tc::bfloat16>(kConvTransposeCases[4]);
 }
 
 // ---- attention ----

@@ -18,13 +18,6 @@ GALLERY_DIR = os.environ.get("THUNDERC_GALLERY_DIR", "build/gallery")
 
 # (model, IR level) -> the ATen targets thunderc refuses there, with how often they occur.
 REFUSED = {
-    ("hf_wav2vec2", "train"): {"aten._weight_norm.default": 1, "aten.conv1d.default": 3,
-                               "aten.group_norm.default": 1},
-    ("hf_wav2vec2", "core"): {"aten.linalg_vector_norm.default": 1,
-                              "aten.native_group_norm.default": 1,
-                              "aten.convolution.default": 3},
-    ("hf_whisper_encoder", "train"): {"aten.conv1d.default": 2},
-    ("hf_whisper_encoder", "core"): {"aten.convolution.default": 2},
     ("hf_mobilevit", "train"): {"aten.upsample_bilinear2d.vec": 2},
     ("hf_mobilevit", "core"): {"aten.upsample_bilinear2d.vec": 2},
     ("hf_detr", "train"): {"aten.repeat.default": 1, "aten.stack.default": 2,
@@ -32,8 +25,6 @@ REFUSED = {
     ("hf_detr", "core"): {"aten.repeat.default": 1, "aten.upsample_nearest2d.vec": 1},
     ("nn_gru", "train"): {"aten.gru.input": 1},
     ("nn_lstm", "train"): {"aten.lstm.input": 1},
-    ("nn_unet", "train"): {"aten.conv_transpose2d.input": 1},
-    ("nn_unet", "core"): {"aten.convolution.default": 1},
 }
 
 

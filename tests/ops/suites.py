@@ -5,7 +5,8 @@ inputs that returns one tensor. Output <i> of a suite is case <i> of its table, 
 on an output names its case. Grouping cases into a few suites keeps CI time low: a suite is
 exported once per IR level, interpreted once, and compiled into ONE bundle per level.
 
-Suites: elementwise, reductions, shape, nn, scatter, roll (see SUITES at the bottom).
+Suites: elementwise, reductions, shape, nn, conv_norm, resample, resample_train, scatter, roll
+(see SUITES at the bottom).
 
 Export layout (`export_suite`), like models/export_zoo.py:
 
@@ -1078,6 +1079,140 @@ RESAMPLE_TRAIN_CASES: list[tuple[str, CaseFn]] = [
 def _resample_submodules():
     return {"reflect": nn.ReflectionPad2d((1, 2, 3, 0)), "replicate": nn.ReplicationPad1d(4)}
 
+# conv_norm: 1-d and transposed convolutions, group/instance/weight norm, vector norms
+# --------------------------------------------------------------------------------------------
+
+
+def _conv_norm_inputs(g):
+    return {
+        "seq": _randn(g, 2, 4, 12),
+        "seq1": _randn(g, 1, 4, 1),
+        "img": _randn(g, 2, 4, 6, 5),
+        "img1": _randn(g, 1, 4, 1, 1),
+        "vec": _randn(g, 3, 4),
+        "feat": _randn(g, 2, 8, 7),
+    }
+
+
+def _conv_norm_submodules():
+    wn = nn.utils.parametrizations.weight_norm
+    modules = {
+        "c1": nn.Conv1d(4, 6, 3, padding=1),
+        "c1_s2": nn.Conv1d(4, 6, 5, stride=2, padding=2),
+        "c1_dil": nn.Conv1d(4, 5, 3, dilation=2, padding=1),
+        "c1_groups": nn.Conv1d(4, 6, 3, groups=2, bias=False),
+        "c1_depthwise": nn.Conv1d(4, 8, 3, groups=4, padding=1),
+        "c1_k1": nn.Conv1d(4, 3, 1),
+        "c1_same": nn.Conv1d(4, 6, 3, padding="same"),
+        "c1_valid": nn.Conv1d(4, 6, 3, padding="valid"),
+        # wav2vec2's positional convolution: a grouped, weight-normed kernel (dim=2) with the
+        # padding of half its even size, one output longer than the input.
+        "c1_pos": wn(nn.Conv1d(8, 8, 4, padding=2, groups=2), dim=2),
+        # "same" padding with even totals only: an odd total pads asymmetrically, which core
+        # ATen spells as a constant_pad_nd.
+        "c2_same": nn.Conv2d(4, 3, (3, 5), padding="same", dilation=(2, 1)),
+        "ct2": nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1),
+        "ct2_k2s2": nn.ConvTranspose2d(4, 2, 2, stride=2),
+        "ct2_groups": nn.ConvTranspose2d(4, 6, 3, stride=2, groups=2, bias=False),
+        "ct2_depthwise": nn.ConvTranspose2d(4, 4, 3, padding=1, groups=4),
+        "ct2_dil": nn.ConvTranspose2d(4, 3, 3, dilation=2, output_padding=1),
+        "ct2_rect": nn.ConvTranspose2d(4, 5, (2, 3), stride=(3, 2), padding=(1, 2),
+                                       output_padding=(2, 1)),
+        "ct2_1x1": nn.ConvTranspose2d(4, 3, 1),
+        "ct2_pad_big": nn.ConvTranspose2d(4, 3, 5, stride=1, padding=3),
+        "ct1": nn.ConvTranspose1d(4, 6, 3, stride=2, padding=1, output_padding=1),
+        "ct1_groups_dil": nn.ConvTranspose1d(4, 4, 3, stride=3, groups=2, dilation=2,
+                                             output_padding=1, bias=False),
+        "gn": nn.GroupNorm(2, 4),
+        "gn_per_channel": nn.GroupNorm(8, 8),
+        "gn_one": nn.GroupNorm(1, 4, eps=1e-3),
+        "gn_noaffine": nn.GroupNorm(2, 4, affine=False),
+        "wn_linear": wn(nn.Linear(4, 5)),
+        "wn_conv_dim1": wn(nn.Conv1d(4, 6, 3), dim=1),
+    }
+    with torch.no_grad():
+        for name in ("gn", "gn_per_channel", "gn_one"):
+            modules[name].weight.copy_(1 + 0.3 * torch.randn_like(modules[name].weight))
+            modules[name].bias.copy_(0.3 * torch.randn_like(modules[name].bias))
+    return modules
+
+
+CONV_NORM_CASES: list[tuple[str, CaseFn]] = [
+    # -- 1-d convolution (conv1d.default / .padding; convolution.default in core ATen)
+    ("conv1d", lambda m, t: m.c1(t.seq)),
+    ("conv1d_stride2", lambda m, t: m.c1_s2(t.seq)),
+    ("conv1d_dilation", lambda m, t: m.c1_dil(t.seq)),
+    ("conv1d_groups_nobias", lambda m, t: m.c1_groups(t.seq)),
+    ("conv1d_depthwise_multiplier", lambda m, t: m.c1_depthwise(t.seq)),
+    ("conv1d_k1", lambda m, t: m.c1_k1(t.seq)),
+    ("conv1d_same", lambda m, t: m.c1_same(t.seq)),
+    ("conv1d_valid", lambda m, t: m.c1_valid(t.seq)),
+    ("conv1d_weight_norm_pos", lambda m, t: m.c1_pos(t.feat)),
+    ("conv1d_unbatched", lambda m, t: m.c1(t.seq[1])),
+    ("conv1d_noncontig", lambda m, t: m.c1(t.feat.transpose(1, 2)[:, :4, :])),
+    ("conv1d_length1", lambda m, t: m.c1(t.seq1)),
+    ("conv1d_f16", lambda m, t: F.conv1d(t.seq.half(), m.c1_s2.weight.half(), m.c1_s2.bias.half(),
+                                         stride=2, padding=2)),
+    ("conv1d_bf16", lambda m, t: F.conv1d(t.seq.bfloat16(), m.c1_groups.weight.bfloat16(), groups=2)),
+    ("conv2d_same", lambda m, t: m.c2_same(t.img)),
+    ("conv2d_unbatched", lambda m, t: F.conv2d(t.img[0], m.c2_same.weight, padding=(1, 2))),
+    # -- transposed convolution (conv_transpose1d/2d; convolution.default transposed=True)
+    ("conv_transpose2d", lambda m, t: m.ct2(t.img)),
+    ("conv_transpose2d_k2s2", lambda m, t: m.ct2_k2s2(t.img)),
+    ("conv_transpose2d_groups_nobias", lambda m, t: m.ct2_groups(t.img)),
+    ("conv_transpose2d_depthwise", lambda m, t: m.ct2_depthwise(t.img)),
+    ("conv_transpose2d_dilation_outpad", lambda m, t: m.ct2_dil(t.img)),
+    ("conv_transpose2d_rect", lambda m, t: m.ct2_rect(t.img)),
+    ("conv_transpose2d_1x1", lambda m, t: m.ct2_1x1(t.img)),
+    ("conv_transpose2d_padding_gt_kernel_half", lambda m, t: m.ct2_pad_big(t.img)),
+    ("conv_transpose2d_relu", lambda m, t: torch.relu(m.ct2(t.img)) + 1.0),
+    ("conv_transpose2d_size1", lambda m, t: m.ct2(t.img1)),
+    ("conv_transpose2d_unbatched", lambda m, t: m.ct2_k2s2(t.img[1])),
+    ("conv_transpose2d_noncontig", lambda m, t: m.ct2_groups(t.img.transpose(2, 3))),
+    ("conv_transpose2d_f16", lambda m, t: F.conv_transpose2d(
+        t.img.half(), m.ct2.weight.half(), m.ct2.bias.half(), stride=2, padding=1, output_padding=1)),
+    ("conv_transpose2d_bf16", lambda m, t: F.conv_transpose2d(
+        t.img.bfloat16(), m.ct2_groups.weight.bfloat16(), stride=2, groups=2)),
+    ("conv_transpose1d", lambda m, t: m.ct1(t.seq)),
+    ("conv_transpose1d_groups_dilation", lambda m, t: m.ct1_groups_dil(t.seq)),
+    ("conv_transpose1d_unbatched", lambda m, t: m.ct1(t.seq[0])),
+    ("conv_transpose1d_f16", lambda m, t: F.conv_transpose1d(
+        t.seq.half(), m.ct1.weight.half(), m.ct1.bias.half(), stride=2, padding=1, output_padding=1)),
+    # -- group norm (group_norm; native_group_norm in core ATen)
+    ("group_norm", lambda m, t: m.gn(t.img)),
+    ("group_norm_per_channel_1d", lambda m, t: m.gn_per_channel(t.feat)),
+    ("group_norm_one_group", lambda m, t: m.gn_one(t.img)),
+    ("group_norm_noaffine", lambda m, t: m.gn_noaffine(t.seq)),
+    ("group_norm_2d_input", lambda m, t: m.gn(t.vec)),
+    ("group_norm_size1", lambda m, t: m.gn(t.img1 * 3.0 + t.img[:1, :, :1, :1])),
+    ("group_norm_noncontig", lambda m, t: m.gn(t.img.transpose(2, 3))),
+    ("group_norm_weight_only", lambda m, t: F.group_norm(t.img, 2, m.gn.weight)),
+    ("group_norm_f16", lambda m, t: F.group_norm(t.img.half(), 2, m.gn.weight.half(), m.gn.bias.half())),
+    ("group_norm_bf16", lambda m, t: F.group_norm(t.feat.bfloat16(), 4)),
+    # -- weight norm (_weight_norm; linalg_vector_norm in core ATen)
+    ("weight_norm_linear", lambda m, t: m.wn_linear(t.vec)),
+    ("weight_norm_conv_dim1", lambda m, t: m.wn_conv_dim1(t.seq)),
+    ("weight_norm_whole", lambda m, t: torch._weight_norm(t.vec, t.vec[0, :1].abs() + 1.0, -1)),
+    # (No 1-d v: core ATen's decomposition then takes the norm over all dims, unlike eager.)
+    ("weight_norm_f16", lambda m, t: torch._weight_norm(t.vec.half(), t.vec[:, :1].half(), 0)),
+    # -- vector norms
+    ("vector_norm_2_dim", lambda m, t: torch.linalg.vector_norm(t.img, dim=(1, 2))),
+    ("vector_norm_all", lambda m, t: torch.linalg.vector_norm(t.img)),
+    ("vector_norm_keepdim", lambda m, t: torch.linalg.vector_norm(t.img, 2, dim=-1, keepdim=True)),
+    ("vector_norm_1", lambda m, t: torch.linalg.vector_norm(t.seq, 1, dim=1)),
+    ("vector_norm_inf", lambda m, t: torch.linalg.vector_norm(t.seq, float("inf"), dim=2)),
+    ("vector_norm_neg_inf", lambda m, t: torch.linalg.vector_norm(t.seq, float("-inf"))),
+    ("vector_norm_0", lambda m, t: torch.linalg.vector_norm(torch.relu(t.seq), 0, dim=(0, 2))),
+    ("vector_norm_3", lambda m, t: torch.linalg.vector_norm(t.vec, 3, dim=0)),
+    ("vector_norm_half_p", lambda m, t: torch.linalg.vector_norm(t.vec, 0.5, dim=1, keepdim=True)),
+    ("vector_norm_dtype", lambda m, t: torch.linalg.vector_norm(t.vec.half(), dim=1, dtype=torch.float32)),
+    ("vector_norm_f16", lambda m, t: torch.linalg.vector_norm(t.img.half(), dim=(2, 3))),
+    ("vector_norm_bf16", lambda m, t: torch.linalg.vector_norm(t.seq.bfloat16(), 1, dim=-1)),
+    ("vector_norm_noncontig", lambda m, t: torch.linalg.vector_norm(t.img.transpose(1, 3), dim=1)),
+    ("tensor_norm", lambda m, t: t.vec.norm(dim=1)),
+    ("normalize", lambda m, t: F.normalize(t.img, dim=1)),
+]
+
 
 # --------------------------------------------------------------------------------------------
 # Registry
@@ -1095,6 +1230,7 @@ SUITES: dict[str, Suite] = {
               levels=("train",)),
         Suite("scatter", _scatter_inputs, SCATTER_CASES),
         Suite("roll", _roll_inputs, ROLL_CASES),
+        Suite("conv_norm", _conv_norm_inputs, CONV_NORM_CASES, _conv_norm_submodules),
     ]
 }
 

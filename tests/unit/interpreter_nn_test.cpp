@@ -154,6 +154,37 @@ TEST_CASE("interpreter: conv2d with stride, padding, dilation, groups and bias")
                  "disagree"));
 }
 
+TEST_CASE("interpreter: conv_transpose2d scatters every input pixel through the kernel") {
+  auto convAttrs = [](std::vector<int64_t> stride, std::vector<int64_t> padding,
+                      std::vector<int64_t> outputPadding, int64_t groups) {
+    return attrs({{"stride", std::move(stride)},
+                  {"padding", std::move(padding)},
+                  {"output_padding", std::move(outputPadding)},
+                  {"dilation", std::vector<int64_t>{1, 1}},
+                  {"groups", groups}});
+  };
+  // Kernel = stride: each pixel becomes a scaled copy of the kernel (values from torch).
+  checkValues(evalOp(OpKind::ConvTranspose2d,
+                     {f32({1, 1, 2, 2}, {1, 2, 3, 4}), f32({1, 1, 2, 2}, {1, -1, 2, 0.5})},
+                     typeOf(DType::F32, {1, 1, 4, 4}), convAttrs({2, 2}, {0, 0}, {0, 0}, 1)),
+              {1, -1, 2, -2, 2, 0.5, 4, 1, 3, -3, 4, -4, 6, 1.5, 8, 2});
+  // x = arange(8).reshape(1,2,2,2) - 3; w = (arange(12).reshape(2,1,2,3) % 5) - 2; two groups,
+  // stride (1,2), padding (0,1), output_padding (0,1), bias.
+  std::vector<double> weight;
+  for (int i = 0; i < 12; ++i)
+    weight.push_back(i % 5 - 2);
+  checkValues(evalOp(OpKind::ConvTranspose2d,
+                     {f32({1, 2, 2, 2}, {-3, -2, -1, 0, 1, 2, 3, 4}), f32({2, 1, 2, 3}, weight),
+                      f32({2}, {0.5, -1})},
+                     typeOf(DType::F32, {1, 2, 3, 4}), convAttrs({1, 2}, {0, 1}, {0, 1}, 2)),
+              {3.5, 4.5, 2.5, 0.5, -4.5, 4.5, -3.5, 4.5, -1.5, 2.5, 0.5, 0.5,
+               -1, -2, -1, 1, -3, 1, -5, 1, -7, 4, -9, -5});
+  CHECK(contains(opError(OpKind::ConvTranspose2d,
+                         {f32({1, 1, 2, 2}, {1, 2, 3, 4}), f32({1, 1, 2, 2}, {1, 1, 1, 1})},
+                         typeOf(DType::F32, {1, 1, 5, 5}), convAttrs({2, 2}, {0, 0}, {2, 2}, 1)),
+                 "output_padding"));
+}
+
 TEST_CASE("interpreter: max_pool2d pads with -inf, supports dilation and ceil_mode") {
   auto pool = [](int64_t kernel, int64_t stride, int64_t padding, int64_t dilation, bool ceil) {
     return attrs({{"kernel", std::vector<int64_t>{kernel, kernel}},

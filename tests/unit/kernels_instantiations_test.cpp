@@ -58,6 +58,10 @@
   template void tc::conv2d<T>(const T *, int64_t, int64_t, int64_t, int64_t, const T *, int64_t,   \
                               int64_t, int64_t, const T *, int64_t, int64_t, int64_t, int64_t,     \
                               int64_t, int64_t, int64_t, T *, int64_t, int64_t, T *);              \
+  template void tc::conv_transpose2d<T>(const T *, int64_t, int64_t, int64_t, int64_t, const T *,  \
+                                        int64_t, int64_t, int64_t, const T *, int64_t, int64_t,    \
+                                        int64_t, int64_t, int64_t, int64_t, int64_t, T *, int64_t, \
+                                        int64_t, tc::compute_t<T> *);                              \
   template void tc::avg_pool2d<T>(const T *, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, \
                                   int64_t, int64_t, int64_t, int64_t, bool, int64_t, T *, int64_t, \
                                   int64_t);                                                        \

@@ -1,6 +1,6 @@
 // Tests of the kernel library's GEMM, convolution and pooling kernels
-// (backend_cpu/kernels/tc_kernels_linalg.h, tc_kernels_pool.h) against the reference
-// interpreter's matmul/addmm/linear/conv2d/pooling ops. gemm is checked on both of its paths:
+// (backend_cpu/kernels/tc_kernels_linalg.h, tc_kernels_pool.h) against the reference interpreter's
+// matmul/addmm/linear/conv2d/conv_transpose2d/pooling ops. gemm is checked on both of its paths:
 // BLAS (when the unit tests are built with TC_USE_CBLAS, as bundles are) and gemm_loops.
 #include "kernels_test_util.h"
 
@@ -239,6 +239,73 @@ TEST_CASE_TEMPLATE("kernels: conv2d matches the interpreter", T, float, double, 
                    tc::bfloat16) {
   for (const ConvCase &c : kConvCases)
     checkConv2d<T>(c);
+}
+
+namespace {
+
+// Output padding is implicit in OH/OW, which the interpreter's inferred type gives.
+struct ConvTransposeCase {
+  int64_t n, c, h, w, o, kh, kw;
+  int64_t strideH, strideW, padH, padW, dilH, dilW, outPadH, outPadW, groups;
+  bool bias;
+};
+
+template <typename T> void checkConvTranspose2d(const ConvTransposeCase &c) {
+  DType dtype = dtypeOf<T>();
+  HostTensor x = randomTensor(dtype, {c.n, c.c, c.h, c.w}, 63);
+  HostTensor weight = randomTensor(dtype, {c.c, c.o / c.groups, c.kh, c.kw}, 64);
+  HostTensor bias = randomTensor(dtype, {c.o}, 65);
+  std::vector<HostTensor> inputs = {x, weight};
+  if (c.bias)
+    inputs.push_back(bias);
+  AttrMap attributes =
+      attrs({{"stride", std::vector<int64_t>{c.strideH, c.strideW}},
+             {"padding", std::vector<int64_t>{c.padH, c.padW}},
+             {"dilation", std::vector<int64_t>{c.dilH, c.dilW}},
+             {"output_padding", std::vector<int64_t>{c.outPadH, c.outPadW}},
+             {"groups", c.groups}});
+  TensorType type = inferredType(OpKind::ConvTranspose2d, inputs, attributes);
+  std::vector<int64_t> shape = shapeOf(type);
+  std::vector<double> expected = evalOp(OpKind::ConvTranspose2d, inputs, type, attributes);
+  int64_t outH = shape[2];
+  int64_t outW = shape[3];
+  std::vector<T> typedX = typedOf<T>(x);
+  std::vector<T> typedW = typedOf<T>(weight);
+  std::vector<T> typedBias = typedOf<T>(bias);
+  std::vector<T> y(expected.size(), tc::cast<T>(kNaN));
+  std::vector<tc::compute_t<T>> workspace(
+      static_cast<size_t>(tc::conv_transpose2d_workspace_size(c.o, c.kh, c.kw, c.h, c.w, outW)),
+      tc::compute_t<T>(kNaN));
+  tc::conv_transpose2d(typedX.data(), c.n, c.c, c.h, c.w, typedW.data(), c.o, c.kh, c.kw,
+                       c.bias ? typedBias.data() : nullptr, c.strideH, c.strideW, c.padH, c.padW,
+                       c.dilH, c.dilW, c.groups, y.data(), outH, outW, workspace.data());
+  INFO(dtypeName(dtype) << " conv_transpose2d x " << shapeString(x.shape) << " w "
+                        << shapeString(weight.shape) << " -> " << shapeString(shape) << " stride "
+                        << c.strideH << "," << c.strideW << " pad " << c.padH << "," << c.padW
+                        << " dil " << c.dilH << "," << c.dilW << " groups " << c.groups
+                        << " bias " << c.bias);
+  checkValues(doublesOf(y), expected, toleranceFor(dtype));
+}
+
+const ConvTransposeCase kConvTransposeCases[] = {
+    // n  c  h  w  o kh kw sh sw ph pw dh dw oph opw g  bias
+    {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 1, false}, // one pixel
+    {2, 3, 4, 5, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true},  // the decoder upsampling
+    {1, 4, 3, 3, 2, 2, 2, 2, 2, 0, 0, 1, 1, 0, 0, 1, true},  // kernel = stride: no overlap
+    {2, 4, 5, 4, 6, 3, 3, 2, 1, 0, 1, 1, 1, 0, 0, 2, false}, // grouped
+    {1, 4, 4, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 4, true},  // depthwise
+    {1, 2, 4, 3, 3, 3, 2, 1, 3, 0, 1, 2, 1, 1, 2, 1, true},  // dilation, output padding
+    {1, 3, 2, 2, 2, 5, 5, 1, 1, 2, 2, 1, 1, 0, 0, 1, true},  // padding cuts the taps
+    {0, 3, 2, 2, 2, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 1, true},  // empty batch
+    {1, 16, 6, 6, 8, 4, 4, 2, 2, 1, 1, 1, 1, 0, 0, 1, true},
+};
+
+} // namespace
+
+TEST_CASE_TEMPLATE("kernels: conv_transpose2d matches the interpreter", T, float, double,
+                   tc::half, tc::bfloat16) {
+  for (const ConvTransposeCase &c : kConvTransposeCases)
+    checkConvTranspose2d<T>(c);
 }
 
 namespace {

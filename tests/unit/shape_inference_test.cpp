@@ -132,6 +132,14 @@ AttrMap convAttrs(std::vector<int64_t> stride, std::vector<int64_t> padding,
                 {"stride", intsAttr(std::move(stride))}});
 }
 
+AttrMap convTransposeAttrs(std::vector<int64_t> stride, std::vector<int64_t> padding,
+                           std::vector<int64_t> outputPadding = {0, 0},
+                           std::vector<int64_t> dilation = {1, 1}, int64_t groups = 1) {
+  AttrMap map = convAttrs(std::move(stride), std::move(padding), std::move(dilation), groups);
+  map.set("output_padding", intsAttr(std::move(outputPadding)));
+  return map;
+}
+
 AttrMap reduceAttrs(std::vector<int64_t> dims, bool keepdim) {
   return attrs({{"dims", intsAttr(std::move(dims))}, {"keepdim", keepdim}});
 }
@@ -230,6 +238,11 @@ std::vector<Example> examples() {
                   convAttrs({2, 2}, {3, 3}),
                   {},
                   "f32[1,64,112,112]"});
+  list.push_back({OpKind::ConvTranspose2d,
+                  {"f32[1,64,56,56]", "f32[64,32,2,2]", "f32[32]"},
+                  convTransposeAttrs({2, 2}, {0, 0}),
+                  {},
+                  "f32[1,32,112,112]"});
   list.push_back({OpKind::Attention,
                   {"f16[2,8,?s0,64]", "f16[2,8,?s0,64]", "f16[2,8,?s0,32]"},
                   attrs({{"is_causal", true}}),
@@ -627,6 +640,44 @@ TEST_CASE("conv2d output size: floor((H + 2p - d(k-1) - 1) / s) + 1") {
         "error: conv2d groups must be positive, got 0");
   CHECK(infer(OpKind::Conv2d, {"f32[3,8]", "f32[8,3,3,3]"}, convAttrs({1, 1}, {0, 0})) ==
         "error: conv2d input must have rank 3 or 4, got f32[3,8]");
+}
+
+TEST_CASE("conv_transpose2d output size: (H - 1)s - 2p + d(k-1) + output_padding + 1") {
+  // Values checked against torch.nn.functional.conv_transpose2d.
+  CHECK(infer(OpKind::ConvTranspose2d, {"f32[2,4,6,5]", "f32[4,3,3,3]"},
+              convTransposeAttrs({2, 2}, {1, 1}, {1, 1})) == "f32[2,3,12,10]");
+  CHECK(infer(OpKind::ConvTranspose2d, {"f16[2,4,6,5]", "f16[4,5,2,3]", "f16[5]"},
+              convTransposeAttrs({3, 2}, {1, 2}, {2, 1})) == "f16[2,5,17,8]");
+  // Grouped: weight [C, O/groups, kH, kW]; dilation allows output padding up to dilation - 1.
+  CHECK(infer(OpKind::ConvTranspose2d, {"f32[1,4,3,3]", "f32[4,3,3,3]"},
+              convTransposeAttrs({1, 1}, {0, 0}, {1, 1}, {2, 2}, 2)) == "f32[1,6,8,8]");
+  CHECK(infer(OpKind::ConvTranspose2d, {"f32[4,3,3]", "f32[4,2,1,1]"},
+              convTransposeAttrs({1, 1}, {0, 0})) == "f32[2,3,3]");
+  // A symbolic size stays linear: 2*s0.
+  CHECK(infer(OpKind::ConvTranspose2d, {"f32[1,4,?s0,8]", "f32[4,2,2,2]"},
+              convTransposeAttrs({2, 2}, {0, 0})) == "f32[1,2,?(s0*2),16]");
+
+  CHECK(infer(OpKind::ConvTranspose2d, {"f32[1,4,3,3]", "f32[4,2,3,3]"},
+              convTransposeAttrs({2, 2}, {0, 0}, {2, 0})) ==
+        "error: conv_transpose2d output_padding [2,0] must be smaller than stride or dilation in "
+        "each dim (stride [2,2], dilation [1,1])");
+  CHECK(infer(OpKind::ConvTranspose2d, {"f32[1,5,3,3]", "f32[4,2,3,3]"},
+              convTransposeAttrs({1, 1}, {0, 0})) ==
+        "error: conv_transpose2d input f32[1,5,3,3] has 5 channels but weight f32[4,2,3,3] "
+        "expects 4");
+  CHECK(infer(OpKind::ConvTranspose2d, {"f32[1,6,3,3]", "f32[6,2,3,3]"},
+              convTransposeAttrs({1, 1}, {0, 0}, {0, 0}, {1, 1}, 4)) ==
+        "error: conv_transpose2d input channels 6 are not divisible by groups 4");
+  CHECK(infer(OpKind::ConvTranspose2d, {"f32[1,4,1,1]", "f32[4,2,1,1]"},
+              convTransposeAttrs({1, 1}, {1, 0})) ==
+        "error: conv_transpose2d output size -1 of spatial dim 0 is too small (input "
+        "f32[1,4,1,1])");
+  CHECK(infer(OpKind::ConvTranspose2d, {"f32[1,4,3,3]", "f32[4,2,3,3]", "f32[4]"},
+              convTransposeAttrs({1, 1}, {0, 0})) ==
+        "error: conv_transpose2d bias f32[4] does not match 2 output channels");
+  CHECK(infer(OpKind::ConvTranspose2d, {"i64[1,4,3,3]", "i64[4,2,3,3]"},
+              convTransposeAttrs({1, 1}, {0, 0})) ==
+        "error: conv_transpose2d requires a floating dtype, got i64");
 }
 
 TEST_CASE("attention: q[...,L,E], k[...,S,E], v[...,S,Ev] -> [...,L,Ev]") {
