@@ -18,11 +18,6 @@ GALLERY_DIR = os.environ.get("THUNDERC_GALLERY_DIR", "build/gallery")
 
 # (model, IR level) -> the ATen targets thunderc refuses there, with how often they occur.
 REFUSED = {
-    ("hf_mobilevit", "train"): {"aten.upsample_bilinear2d.vec": 2},
-    ("hf_mobilevit", "core"): {"aten.upsample_bilinear2d.vec": 2},
-    ("hf_detr", "train"): {"aten.repeat.default": 1, "aten.stack.default": 2,
-                           "aten.upsample_nearest2d.vec": 1},
-    ("hf_detr", "core"): {"aten.repeat.default": 1, "aten.upsample_nearest2d.vec": 1},
     ("nn_gru", "train"): {"aten.gru.input": 1},
     ("nn_lstm", "train"): {"aten.lstm.input": 1},
 }

@@ -41,34 +41,10 @@ EXCLUDED = {
 }
 
 NOT_YET = {
-    # Being added on other branches at the same time (pads and upsampling; convolution and
-    # group norm; scatter, index_put, flip, repeat, diagonal; index.Tensor).
-    "aten.constant_pad_nd.default": "padding with a constant (other branch)",
-    "aten.reflection_pad1d.default": "reflection padding (other branch)",
-    "aten.reflection_pad2d.default": "reflection padding (other branch)",
-    "aten.reflection_pad3d.default": "reflection padding (other branch)",
-    "aten.replication_pad2d.default": "replication padding (other branch)",
-    "aten.replication_pad3d.default": "replication padding (other branch)",
-    "aten.upsample_bilinear2d.vec": "bilinear upsampling (other branch)",
-    "aten.upsample_nearest2d.vec": "nearest upsampling (other branch)",
-    "aten.native_group_norm.default": "group norm (other branch)",
-    "aten.scatter.src": "scatter (other branch)",
-    "aten.scatter.value": "scatter (other branch)",
-    "aten.scatter_add.default": "scatter_add (other branch)",
-    "aten.scatter_reduce.two": "scatter_reduce (other branch)",
-    "aten.index_put.default": "index_put (other branch)",
-    "aten.flip.default": "flip (other branch)",
-    "aten.repeat.default": "repeat (other branch)",
-    "aten.diagonal.default": "diagonal view (other branch)",
-    "aten.index.Tensor": "advanced indexing (other branch)",
-    "aten.select_scatter.default": "functionalized `x[i] = y`: writes a slice into a copy",
-    "aten.slice_scatter.default": "functionalized `x[a:b] = y`: writes a slice into a copy",
-    "aten.masked_scatter.default": "data-dependent gather of the source by a mask's prefix sum",
-    # Ops no branch covers yet.
+    # Core ops not compiled yet, each with what it needs.
     "aten._local_scalar_dense.default": "tensor.item(): a data-dependent scalar (an unbacked "
                                         "SymInt) the IR has no value for",
     "aten.nonzero.default": "data-dependent output shape",
-    "aten.as_strided.default": "arbitrary strided view of the storage",
     "aten.sym_storage_offset.default": "a SymInt query of a tensor's storage offset",
     "aten.sym_is_contiguous.default": "a SymBool query of a tensor's memory layout",
     "aten.resize_.default": "in-place storage resize",
@@ -79,8 +55,6 @@ NOT_YET = {
     "aten.topk.default": "top-k along a dim",
     "aten._native_batch_norm_legit.no_stats": "normalization with batch statistics "
                                               "(instance_norm's core form)",
-    "aten.avg_pool1d.default": "1-d pooling",
-    "aten.adaptive_avg_pool1d.default": "1-d pooling",
     "aten.avg_pool3d.default": "3-d pooling",
     "aten.max_pool3d_with_indices.default": "3-d pooling",
     "aten._adaptive_avg_pool3d.default": "3-d pooling",
