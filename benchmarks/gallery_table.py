@@ -109,7 +109,7 @@ def main():
         eager = eager_us(model, args.iters)
         print(f"| {model} | {row['nodes']} | {row['kernels']} | {row['library']} | "
               f"{row['cases']} | {row['max_error']:.1e} | {row['bundle_us']:.0f} | {eager:.0f} | "
-              f"{row['bundle_us'] / eager:.2f} |", flush=True)
+              f"{row['bundle_us'] / eager:.3g} |", flush=True)
 
 
 if __name__ == "__main__":
