@@ -5,7 +5,7 @@ inputs that returns one tensor. Output <i> of a suite is case <i> of its table, 
 on an output names its case. Grouping cases into a few suites keeps CI time low: a suite is
 exported once per IR level, interpreted once, and compiled into ONE bundle per level.
 
-Suites: elementwise, reductions, shape, nn, conv_norm, resample, resample_train, scatter, roll
+Suites: elementwise, reductions, shape, nn, conv_norm, resample, resample_indexed, scatter, roll
 (see SUITES at the bottom).
 
 Export layout (`export_suite`), like models/export_zoo.py:
@@ -1044,10 +1044,10 @@ RESAMPLE_CASES: list[tuple[str, CaseFn]] = [
      lambda m, t: F.avg_pool1d(t.seq[0], 3, stride=2, padding=1, count_include_pad=False)),
 ]
 
-# Training IR only: core ATen spells reflect and replicate padding, nearest-exact, 1-d/3-d
-# nearest and (tri)linear upsampling with aten.index.Tensor, and circular padding with
-# empty + copy + slice_scatter; those decompositions are tested with the ops they are made of.
-RESAMPLE_TRAIN_CASES: list[tuple[str, CaseFn]] = [
+# Both levels; in core ATen these are no longer pad/upsample ops: reflect and replicate
+# padding, nearest-exact, 1-d/3-d nearest and (tri)linear upsampling become aten.index.Tensor
+# (plus arithmetic on the source indices), and circular padding empty + copy + slice_scatter.
+RESAMPLE_INDEXED_CASES: list[tuple[str, CaseFn]] = [
     ("pad_reflect_1d", lambda m, t: F.pad(t.seq, (2, 3), mode="reflect")),
     ("pad_reflect_2d", lambda m, t: F.pad(t.img, (2, 1, 3, 4), mode="reflect")),
     ("pad_reflect_3d", lambda m, t: F.pad(t.vol, (1, 4, 2, 1, 1, 2), mode="reflect")),
@@ -1226,8 +1226,7 @@ SUITES: dict[str, Suite] = {
         Suite("shape", _shape_inputs, SHAPE_CASES, _shape_submodules),
         Suite("nn", _nn_inputs, NN_CASES, _nn_submodules),
         Suite("resample", _resample_inputs, RESAMPLE_CASES),
-        Suite("resample_train", _resample_inputs, RESAMPLE_TRAIN_CASES, _resample_submodules,
-              levels=("train",)),
+        Suite("resample_indexed", _resample_inputs, RESAMPLE_INDEXED_CASES, _resample_submodules),
         Suite("scatter", _scatter_inputs, SCATTER_CASES),
         Suite("roll", _roll_inputs, ROLL_CASES),
         Suite("conv_norm", _conv_norm_inputs, CONV_NORM_CASES, _conv_norm_submodules),
