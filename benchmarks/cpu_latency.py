@@ -40,19 +40,23 @@ def bundle_latency(model, level, iters, out_root):
     return median, build_seconds
 
 
-def eager_latency(model, iters):
-    entry = zoo.get(model)
+def eager_median_us(entry, iters, warmup=5):
+    """Median eager latency (us) of a zoo or gallery entry on its default inputs."""
     module = entry.make_model()
     args = entry.make_inputs()
     times = []
     with torch.no_grad():
-        for _ in range(5):
+        for _ in range(warmup):
             module(*args)
         for _ in range(iters):
             start = time.perf_counter()
             module(*args)
             times.append((time.perf_counter() - start) * 1e6)
     return statistics.median(times)
+
+
+def eager_latency(model, iters):
+    return eager_median_us(zoo.get(model), iters)
 
 
 def main():

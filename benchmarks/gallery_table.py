@@ -12,10 +12,8 @@ model thunderc refuses gets a row that lists the refused ops.
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
 
 import numpy as np
 import torch
@@ -23,6 +21,9 @@ import torch
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "models"))
 import gallery  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cpu_latency import eager_median_us  # noqa: E402
 
 GALLERY_DIR = os.path.join(ROOT, "build", "gallery")
 THUNDERC = os.path.join(ROOT, "build", "cli", "thunderc")
@@ -73,21 +74,6 @@ def bundle_row(model, level, iters, out_root):
             "bundle_us": float(timed.stdout.strip().split("median_us=")[1])}
 
 
-def eager_us(model, iters):
-    entry = gallery.get(model)
-    module = entry.make_model()
-    args = entry.make_inputs()
-    times = []
-    with torch.no_grad():
-        for _ in range(3):
-            module(*args)
-        for _ in range(iters):
-            start = time.perf_counter()
-            module(*args)
-            times.append((time.perf_counter() - start) * 1e6)
-    return statistics.median(times)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(e.name for e in gallery.GALLERY))
@@ -106,7 +92,7 @@ def main():
         if "refused" in row:
             print(f"| {model} | refused: {', '.join(row['refused'])} | | | | | | | |")
             continue
-        eager = eager_us(model, args.iters)
+        eager = eager_median_us(gallery.get(model), args.iters, warmup=3)
         print(f"| {model} | {row['nodes']} | {row['kernels']} | {row['library']} | "
               f"{row['cases']} | {row['max_error']:.1e} | {row['bundle_us']:.0f} | {eager:.0f} | "
               f"{row['bundle_us'] / eager:.3g} |", flush=True)

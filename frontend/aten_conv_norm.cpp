@@ -413,20 +413,6 @@ Expected<Value *> vectorNorm(NodeImport &node, Value *x, double ord, std::vector
   return binary(node, OpKind::Pow, sum, node.scalarConstant(1.0 / ord, dtype));
 }
 
-/// Sorted, normalized dims; error naming the node for one out of range.
-Expected<std::vector<int64_t>> normalizedDims(NodeImport &node, std::vector<int64_t> dims,
-                                              int64_t rank) {
-  for (int64_t &dim : dims) {
-    Expected<int64_t> normalized = ir::normalizeDim(dim, rank);
-    if (!normalized.ok())
-      return std::move(normalized).error().withContext("node '" + node.name() + "'");
-    dim = normalized.value();
-  }
-  std::sort(dims.begin(), dims.end());
-  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
-  return dims;
-}
-
 } // namespace
 
 Status importVectorNorm(NodeImport &node) {

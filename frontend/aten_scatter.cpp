@@ -16,14 +16,6 @@ using ir::DType;
 using ir::OpKind;
 using ir::Value;
 
-Expected<int64_t> normalized(NodeImport &node, int64_t dim, int64_t rank) {
-  int64_t result = dim < 0 ? dim + rank : dim;
-  if (result < 0 || result >= std::max<int64_t>(rank, 1))
-    return invalidInput("dim " + std::to_string(dim) + " out of range for rank " +
-                        std::to_string(rank) + " in node '" + node.name() + "'");
-  return result;
-}
-
 /// A helper node whose result type shape inference computes.
 Expected<Value *> temp(NodeImport &node, OpKind op, std::vector<Value *> operands,
                        AttrMap attrs = {}) {
@@ -139,7 +131,7 @@ Status importFlip(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(std::vector<int64_t> dims, node.intList("dims"));
   for (int64_t &dim : dims) {
-    TC_ASSIGN_OR_RETURN(dim, normalized(node, dim, self->type().rank()));
+    TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
   }
   std::sort(dims.begin(), dims.end());
   dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
@@ -196,8 +188,8 @@ Status importDiagonal(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(int64_t dim1, node.intArg("dim1"));
   TC_ASSIGN_OR_RETURN(int64_t dim2, node.intArg("dim2"));
   int64_t rank = self->type().rank();
-  TC_ASSIGN_OR_RETURN(dim1, normalized(node, dim1, rank));
-  TC_ASSIGN_OR_RETURN(dim2, normalized(node, dim2, rank));
+  TC_ASSIGN_OR_RETURN(dim1, normalizedDim(node, dim1, rank));
+  TC_ASSIGN_OR_RETURN(dim2, normalizedDim(node, dim2, rank));
   AttrMap attrs;
   attrs.set("diagonal", offset);
   attrs.set("dims", std::vector<int64_t>{dim1, dim2});
@@ -232,7 +224,7 @@ Status importStack(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(std::vector<Value *> tensors, node.tensorList("tensors"));
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
-  TC_ASSIGN_OR_RETURN(dim, normalized(node, dim, out.rank()));
+  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, out.rank()));
   std::vector<Value *> parts;
   for (Value *tensor : tensors) {
     AttrMap attrs;
@@ -263,7 +255,7 @@ Status importRoll(NodeImport &node) {
     return invalidInput("roll of " + std::to_string(shifts.size()) + " shifts over " +
                         std::to_string(dims.size()) + " dims in node '" + node.name() + "'");
   for (size_t k = 0; k < dims.size(); ++k) {
-    TC_ASSIGN_OR_RETURN(int64_t dim, normalized(node, dims[k], x->type().rank()));
+    TC_ASSIGN_OR_RETURN(int64_t dim, normalizedDim(node, dims[k], x->type().rank()));
     const ir::Dim &size = x->type().shape[static_cast<size_t>(dim)];
     if (!size.isStatic())
       return node.unsupportedFeature("roll along a symbolic dim");
@@ -293,7 +285,7 @@ Status importSliceScatter(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(Value * src, node.tensor("src"));
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
-  TC_ASSIGN_OR_RETURN(dim, normalized(node, dim, self->type().rank()));
+  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
   TC_ASSIGN_OR_RETURN(std::optional<int64_t> start, node.optionalInt("start"));
   TC_ASSIGN_OR_RETURN(std::optional<ir::Dim> end, node.optionalSymInt("end"));
   TC_ASSIGN_OR_RETURN(int64_t step, node.intArg("step"));
@@ -313,7 +305,7 @@ Status importSelectScatter(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(Value * src, node.tensor("src"));
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
-  TC_ASSIGN_OR_RETURN(dim, normalized(node, dim, self->type().rank()));
+  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
   TC_ASSIGN_OR_RETURN(int64_t index, node.intArg("index"));
   const ir::Dim &size = self->type().shape[static_cast<size_t>(dim)];
   if (index < 0) {
@@ -398,7 +390,7 @@ Status importScatter(NodeImport &node) {
   DType dtype = out.dtype;
   self = node.castTo(self, dtype);
   int64_t rank = self->type().rank();
-  TC_ASSIGN_OR_RETURN(dim, normalized(node, dim, rank));
+  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, rank));
   if (index->type().rank() != rank)
     return invalidInput("scatter index " + index->type().str() + " and input " +
                         self->type().str() + " differ in rank in node '" + node.name() + "'");

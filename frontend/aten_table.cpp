@@ -24,24 +24,6 @@ using ir::Value;
 
 constexpr int64_t kEndOfDim = INT64_MAX / 2;
 
-Expected<int64_t> normalizedDim(NodeImport &node, int64_t dim, int64_t rank) {
-  int64_t normalized = dim < 0 ? dim + rank : dim;
-  if (normalized < 0 || normalized >= std::max<int64_t>(rank, 1))
-    return invalidInput("dim " + std::to_string(dim) + " out of range for rank " +
-                        std::to_string(rank) + " in node '" + node.name() + "'");
-  return normalized;
-}
-
-Expected<std::vector<int64_t>> normalizedDims(NodeImport &node, std::vector<int64_t> dims,
-                                              int64_t rank) {
-  for (int64_t &dim : dims) {
-    TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, rank));
-  }
-  std::sort(dims.begin(), dims.end());
-  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
-  return dims;
-}
-
 // A tensor of ones shaped like `like` (the implicit weight when only a bias is given).
 Value *onesLike(NodeImport &node, const Value *like) {
   AttrMap one;

@@ -1,6 +1,7 @@
 // NodeImport: argument matching against op schemas, metadata types, and IR emission.
 #include "frontend/node_importer.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "frontend/sympy_expr.h"
@@ -415,6 +416,24 @@ Expected<ir::Node *> NodeImport::emit(ir::OpKind op, std::vector<ir::Value *> op
       state_.viewResults.insert(node->result(i));
   }
   return node;
+}
+
+Expected<int64_t> normalizedDim(NodeImport &node, int64_t dim, int64_t rank) {
+  int64_t normalized = dim < 0 ? dim + rank : dim;
+  if (normalized < 0 || normalized >= std::max<int64_t>(rank, 1))
+    return invalidInput("dim " + std::to_string(dim) + " out of range for rank " +
+                        std::to_string(rank) + " in node '" + node.name() + "'");
+  return normalized;
+}
+
+Expected<std::vector<int64_t>> normalizedDims(NodeImport &node, std::vector<int64_t> dims,
+                                              int64_t rank) {
+  for (int64_t &dim : dims) {
+    TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, rank));
+  }
+  std::sort(dims.begin(), dims.end());
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  return dims;
 }
 
 ir::Value *NodeImport::emitTemp(ir::OpKind op, std::vector<ir::Value *> operands,

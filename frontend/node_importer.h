@@ -114,6 +114,13 @@ private:
   std::vector<std::string> outputNames_;
 };
 
+/// `dim` (negative counts from the end) in [0, rank) (a 0-d tensor takes 0 and -1); an error
+/// naming the node otherwise.
+Expected<int64_t> normalizedDim(NodeImport &node, int64_t dim, int64_t rank);
+/// Each dim normalized, then sorted and deduplicated.
+Expected<std::vector<int64_t>> normalizedDims(NodeImport &node, std::vector<int64_t> dims,
+                                              int64_t rank);
+
 /// Imports one node whose op the table knows. Unsupported errors mean "keep as aten_call".
 using ImportFunction = Status (*)(NodeImport &node);
 

@@ -108,6 +108,13 @@ int64_t shapeNumel(const std::vector<int64_t> &shape);
 std::string shapeText(const std::vector<int64_t> &shape);
 /// A dim index in [-rank, rank) made non-negative; error names the op's dim and the rank.
 Expected<int64_t> normalizeDim(int64_t dim, int64_t rank);
+/// The window of a slice-like op's {dim, start, end, step} attributes over `input`: start and end
+/// clamped like PyTorch's slice (negative ones count from the end; end at least start).
+struct SliceWindow {
+  int64_t dim, start, end, step;
+};
+/// `what` names the op in errors ("slice", "slice_scatter").
+Expected<SliceWindow> sliceWindow(const OpCall &call, const Tensor &input, const char *what);
 /// NumPy broadcast of two concrete shapes; error if some pair of dims differ and neither is 1.
 Expected<std::vector<int64_t>> broadcastShapes(const std::vector<int64_t> &a,
                                                const std::vector<int64_t> &b);

@@ -92,24 +92,9 @@ Status asStrided(OpCall &call) {
 Status sliceScatter(OpCall &call) {
   const Tensor &input = call.operand(0);
   const Tensor &src = call.operand(1);
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(call.node), input.rank()));
+  TC_ASSIGN_OR_RETURN(SliceWindow slice, sliceWindow(call, input, "slice_scatter"));
+  auto [dim, start, end, step] = slice;
   auto at = static_cast<size_t>(dim);
-  int64_t size = input.shape[at];
-  int64_t step = attr::step(call.node);
-  if (step < 1)
-    return invalidInput("slice_scatter step " + std::to_string(step) + " must be positive");
-  Dim endDim = attr::end(call.node);
-  std::optional<int64_t> endValue =
-      endDim.isStatic() ? endDim.value() : endDim.expr().evaluate(call.bindings);
-  if (!endValue)
-    return invalidInput("slice_scatter end " + endDim.str() + " cannot be evaluated");
-  auto clampIndex = [size](int64_t index) {
-    if (index < 0)
-      index = index < -size ? 0 : index + size;
-    return std::min(index, size);
-  };
-  int64_t start = clampIndex(attr::start(call.node));
-  int64_t end = std::max(start, clampIndex(*endValue));
   std::vector<int64_t> window = input.shape;
   window[at] = (end - start + step - 1) / step;
   if (src.shape != window)

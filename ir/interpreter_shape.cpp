@@ -8,6 +8,28 @@
 #include "ir/interpreter_internal.h"
 
 namespace thunderc::ir::interp {
+
+Expected<SliceWindow> sliceWindow(const OpCall &call, const Tensor &input, const char *what) {
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(call.node), input.rank()));
+  int64_t size = input.shape[static_cast<size_t>(dim)];
+  int64_t step = attr::step(call.node);
+  if (step < 1)
+    return invalidInput(std::string(what) + " step " + std::to_string(step) +
+                        " must be positive");
+  Dim endDim = attr::end(call.node);
+  std::optional<int64_t> endValue =
+      endDim.isStatic() ? endDim.value() : endDim.expr().evaluate(call.bindings);
+  if (!endValue)
+    return invalidInput(std::string(what) + " end " + endDim.str() + " cannot be evaluated");
+  auto clampIndex = [size](int64_t index) {
+    if (index < 0)
+      index = index < -size ? 0 : index + size;
+    return std::min(index, size);
+  };
+  int64_t start = clampIndex(attr::start(call.node));
+  return SliceWindow{dim, start, std::max(start, clampIndex(*endValue)), step};
+}
+
 namespace {
 
 /// Copies the input unchanged into a result whose shape the op computed.
@@ -90,23 +112,8 @@ void gather(const Tensor &input, int64_t dim, const std::vector<int64_t> &indice
 /// end, both clamp to [0, size] and end to at least start (PyTorch's slice).
 Status slice(OpCall &call) {
   const Tensor &input = call.operand(0);
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(call.node), input.rank()));
-  int64_t size = input.shape[static_cast<size_t>(dim)];
-  int64_t step = attr::step(call.node);
-  if (step < 1)
-    return invalidInput("slice step " + std::to_string(step) + " must be positive");
-  Dim endDim = attr::end(call.node);
-  std::optional<int64_t> endValue =
-      endDim.isStatic() ? endDim.value() : endDim.expr().evaluate(call.bindings);
-  if (!endValue)
-    return invalidInput("slice end " + endDim.str() + " cannot be evaluated");
-  auto clampIndex = [size](int64_t index) {
-    if (index < 0)
-      index = index < -size ? 0 : index + size;
-    return std::min(index, size);
-  };
-  int64_t start = clampIndex(attr::start(call.node));
-  int64_t end = std::max(start, clampIndex(*endValue));
+  TC_ASSIGN_OR_RETURN(SliceWindow window, sliceWindow(call, input, "slice"));
+  auto [dim, start, end, step] = window;
   std::vector<int64_t> indices;
   for (int64_t index = start; index < end; index += step)
     indices.push_back(index);
