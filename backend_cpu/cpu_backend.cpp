@@ -41,6 +41,7 @@ public:
     code.open("struct " + name + "_context");
     code.line("const " + name + "_model *model = nullptr;");
     code.line("tc_arena *arena = nullptr;");
+    code.line("tc_arena *state = nullptr; ///< the program's state (kStates), kept between runs");
     code.close(";");
   }
 
@@ -86,16 +87,47 @@ public:
               "_context_create: out of memory\");");
     code.close();
     code.line("(*out)->model = model;");
+    code.line("tc_status status = " + n + "_context_reset(*out, err);");
+    code.open("if (status != TC_OK)");
+    code.line(n + "_context_destroy(*out);");
+    code.line("*out = nullptr;");
+    code.line("return status;");
+    code.close();
     code.line("return TC_OK;");
     code.close();
     code.line();
     code.open("void " + n + "_context_destroy(" + n + "_context *context)");
     code.open("if (context != nullptr)");
     code.line("tc_arena_destroy(context->arena);");
+    code.line("tc_arena_destroy(context->state);");
     code.close();
     code.line("delete context;");
     code.close();
     code.line();
+  }
+
+  void emitContextReset(CodeWriter &code, const std::string &n) const override {
+    openEntryPoint(code, "tc_status " + n + "_context_reset(" + n + "_context *context, tc_error *err)",
+                   "context == nullptr", n + "_context_reset: null context");
+    code.open("if (context->state == nullptr)");
+    code.line("tc_status status = tc_arena_create(std::max(kStateBytes, kAlign), &context->state, err);");
+    code.open("if (status != TC_OK)");
+    code.line("tc_error_prefixf(err, \"" + n + "_context_reset: \");");
+    code.line("return status;");
+    code.close();
+    code.close();
+    code.line("unsigned char *state = static_cast<unsigned char *>(tc_arena_base(context->state));");
+    code.open("for (size_t i = 0; i < kNumStates; ++i)");
+    code.line("std::memcpy(state + kStates[i].offset, context->model->params[kStates[i].weight].data, "
+              "kStates[i].bytes);");
+    code.close();
+    code.line("return TC_OK;");
+    code.close();
+    code.line();
+  }
+
+  std::string stateBase() const override {
+    return "static_cast<unsigned char *>(tc_arena_base(context->state))";
   }
 
   void emitArena(CodeWriter &code, const std::string &n) const override {

@@ -59,6 +59,12 @@ public:
     emitCudaLifecycle(code, name);
   }
 
+  void emitContextReset(CodeWriter &code, const std::string &name) const override {
+    emitCudaContextReset(code, name);
+  }
+
+  std::string stateBase() const override { return "context->state.data"; }
+
   void emitArena(CodeWriter &code, const std::string &name) const override {
     emitCudaArena(code, name);
   }

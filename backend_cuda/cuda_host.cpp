@@ -66,6 +66,7 @@ void emitCudaModelTypes(CodeWriter &code, const std::string &name, size_t numWei
   code.line("tcg::exec ex;               ///< stream, cuBLAS handle, device error flag");
   code.line("tcg::device_buffer arena;   ///< the memory plan's intermediates and workspaces");
   code.line("tcg::device_buffer staging; ///< inputs and outputs of run_host / time_runs");
+  code.line("tcg::device_buffer state;   ///< the program's state (kStates), kept between runs");
   code.close(";");
 }
 
@@ -158,6 +159,11 @@ void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
   code.line("return status;");
   code.close();
   code.line("context->ex.allow_tf32 = kAllowTf32;");
+  code.line("status = " + n + "_context_reset(context, err);");
+  code.open("if (status != TC_OK)");
+  code.line(n + "_context_destroy(context);");
+  code.line("return status;");
+  code.close();
   code.line("*out = context;");
   code.line("return TC_OK;");
   code.close();
@@ -172,6 +178,7 @@ void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
   code.line("cudaFree(context->ex.error);");
   code.line("tcg::release(context->arena);");
   code.line("tcg::release(context->staging);");
+  code.line("tcg::release(context->state);");
   code.line("delete context;");
   code.close();
   code.line();
@@ -182,6 +189,23 @@ void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
   code.line("context->ex.stream = static_cast<cudaStream_t>(stream);");
   code.line("TC_CUDA_TRY(tcg::check(cublasSetStream(context->ex.blas, context->ex.stream), "
             "\"cublasSetStream\"), \"" + n + "_context_set_stream\");");
+  code.line("return TC_OK;");
+  code.close();
+  code.line();
+}
+
+void emitCudaContextReset(CodeWriter &code, const std::string &n) {
+  openEntryPoint(code, "tc_status " + n + "_context_reset(" + n + "_context *context, tc_error *err)",
+                 "context == nullptr", n + "_context_reset: null context");
+  code.line("const char *what = \"" + n + "_context_reset\";");
+  code.line("TC_CUDA_TRY(tcg::reserve(context->state, std::max(kStateBytes, kAlign), "
+            "context->ex.stream), what);");
+  code.line("// On the context's stream: later runs see the initial values, earlier ones finish first.");
+  code.open("for (size_t i = 0; i < kNumStates; ++i)");
+  code.line("TC_CUDA_TRY(tcg::check(cudaMemcpyAsync(context->state.data + kStates[i].offset, "
+            "context->model->params[kStates[i].weight].data, kStates[i].bytes, "
+            "cudaMemcpyDeviceToDevice, context->ex.stream), \"cudaMemcpyAsync\"), what);");
+  code.close();
   code.line("return TC_OK;");
   code.close();
   code.line();

@@ -24,6 +24,9 @@ void emitCudaModelTypes(codegen::CodeWriter &code, const std::string &name, size
 void emitCudaLifecycle(codegen::CodeWriter &code, const std::string &name);
 /// Inside <name>_run once `bytes` is known: the device arena, `base` and the `ex` resources.
 void emitCudaArena(codegen::CodeWriter &code, const std::string &name);
+/// `<name>_context_reset`: the context's state buffer reserved, then every state copied from
+/// its initial value in the device weights, on the context's stream.
+void emitCudaContextReset(codegen::CodeWriter &code, const std::string &name);
 /// synchronize, run_host and time_runs (host tensors staged through the context). Needs
 /// bindInputs and checkOutputs in scope. `gatherSites` are the labels of the gather nodes, by
 /// EmitState::addGatherSite number.

@@ -45,6 +45,7 @@ const char *inputKindName(ir::InputKind kind) {
   case ir::InputKind::Parameter: return "parameter";
   case ir::InputKind::Buffer: return "buffer";
   case ir::InputKind::Constant: return "constant";
+  case ir::InputKind::State: return "state";
   }
   return "?";
 }
@@ -150,8 +151,13 @@ std::string textReport(const LoadedProgram &program) {
   for (const auto &input : program.graph->inputs())
     if (input->inputKind() == ir::InputKind::User)
       out << "input:  %" << input->name() << ": " << input->type().str() << "\n";
-  for (const ir::Value *output : program.graph->outputs())
-    out << "output: " << output->type().str() << "\n";
+  for (size_t i = 0; i < program.graph->outputs().size(); ++i) {
+    const ir::Value *output = program.graph->outputs()[i];
+    if (const std::string *state = program.graph->stateOf(i))
+      out << "state:  " << *state << ": " << output->type().str() << " (kept between runs)\n";
+    else
+      out << "output: " << output->type().str() << "\n";
+  }
   for (const auto &[name, range] : program.graph->symbols())
     out << "symbol: " << name << " in [" << range.min << ", "
         << (range.max ? std::to_string(*range.max) : "inf") << "]\n";
@@ -217,8 +223,14 @@ std::string jsonReport(const LoadedProgram &program) {
     report["weights"].push_back(weight);
   }
   report["outputs"] = json::array();
-  for (const ir::Value *output : program.graph->outputs())
-    report["outputs"].push_back({{"type", output->type().str()}});
+  report["states"] = json::array();
+  for (size_t i = 0; i < program.graph->outputs().size(); ++i) {
+    const ir::Value *output = program.graph->outputs()[i];
+    if (const std::string *state = program.graph->stateOf(i))
+      report["states"].push_back({{"name", *state}, {"type", output->type().str()}});
+    else
+      report["outputs"].push_back({{"type", output->type().str()}});
+  }
   report["nodes"] = json::array();
   std::map<std::string, int> counts;
   for (const auto &node : model.nodes) {

@@ -45,7 +45,7 @@ std::string readme(const ir::Graph &graph, const BundleOptions &options, bool ha
   for (const auto &input : graph.inputs())
     if (input->inputKind() == ir::InputKind::User)
       inputs += "- `" + input->name() + "`: " + input->type().str() + "\n";
-  for (size_t i = 0; i < graph.outputs().size(); ++i)
+  for (size_t i = 0; i < graph.numUserOutputs(); ++i)
     outputs += "- output " + std::to_string(i) + ": " + graph.outputs()[i]->type().str() + "\n";
   std::string symbols;
   for (const auto &[symbol, range] : graph.symbols())
@@ -198,7 +198,7 @@ Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
     size_t numInputs = 0;
     for (const auto &input : graph.inputs())
       numInputs += input->inputKind() == ir::InputKind::User ? 1 : 0;
-    TC_TRY(copyGolden(options.goldenDir, files, numInputs, graph.outputs().size()));
+    TC_TRY(copyGolden(options.goldenDir, files, numInputs, graph.numUserOutputs()));
   }
   files["CMakeLists.txt"] = backend.cmakeLists(options, hasGolden);
   files["README.md"] = readme(graph, options, hasGolden) + backend.readmeSection(options);

@@ -1,6 +1,8 @@
 // Lowering of as_strided (one strided copy) and of the scatters: slice_scatter copies its
 // input and stores the source into the window; scatter copies its input and calls the kernel
-// library's scatter, whose out-of-range indices are reported like gather's.
+// library's scatter, whose out-of-range indices are reported like gather's. When the memory
+// plan writes the result over the input (a state such as a KV cache updated in place), the copy
+// is skipped and only the scattered elements are written.
 #include "codegen/emit_state.h"
 
 namespace thunderc::codegen {
@@ -26,7 +28,8 @@ void emitSliceScatter(const ir::Node &node, EmitState &state) {
   const ir::Value *x = node.operand(0);
   const ir::Value *src = node.operand(1);
   const ir::Value *y = node.result();
-  state.copyElements(ctype(y), state.ptr(x), productExpr(x->type().shape), state.ptr(y));
+  if (state.ptr(x) != state.ptr(y)) // else in place: a state updated where it lives
+    state.copyElements(ctype(y), state.ptr(x), productExpr(x->type().shape), state.ptr(y));
   auto dim = static_cast<size_t>(ir::attr::dim(node));
   std::vector<std::string> strides = contiguousStrideExprs(x->type().shape);
   std::string offset = intLiteral(ir::attr::start(node)) + " * " + strides[dim];
@@ -48,7 +51,8 @@ void emitScatter(const ir::Node &node, EmitState &state) {
   const ir::Value *index = node.operand(1);
   const ir::Value *src = node.operand(2);
   const ir::Value *y = node.result();
-  state.copyElements(ctype(y), state.ptr(x), productExpr(x->type().shape), state.ptr(y));
+  if (state.ptr(x) != state.ptr(y)) // else in place: a state updated where it lives
+    state.copyElements(ctype(y), state.ptr(x), productExpr(x->type().shape), state.ptr(y));
   const ir::Shape &shape = x->type().shape;
   auto dim = static_cast<size_t>(ir::attr::dim(node));
   bool scalar = shape.empty();

@@ -34,6 +34,16 @@ std::vector<const ir::Value *> userInputs(const ir::Graph &graph) {
   return inputs;
 }
 
+/// The State inputs, in input order: state k is "st<k>" in the generated code.
+std::vector<const ir::Value *> stateInputs(const ir::Graph &graph) {
+  std::vector<const ir::Value *> inputs;
+  for (const auto &input : graph.inputs())
+    if (input->inputKind() == ir::InputKind::State)
+      inputs.push_back(input.get());
+  return inputs;
+}
+
+/// Every input backed by weights.bin; a State input's weight is its initial value.
 std::vector<const ir::Value *> weightInputs(const ir::Graph &graph) {
   std::vector<const ir::Value *> inputs;
   for (const auto &input : graph.inputs())
@@ -171,7 +181,7 @@ private:
 
   void emitOutputShapes(CodeWriter &code) {
     code.open("void fillOutputShapes(const Symbols &sym, tc_tensor *outputs)");
-    for (size_t i = 0; i < graph_.outputs().size(); ++i) {
+    for (size_t i = 0; i < graph_.numUserOutputs(); ++i) {
       const ir::TensorType &type = graph_.outputs()[i]->type();
       std::string t = "outputs[" + std::to_string(i) + "]";
       code.line(t + ".dtype = " + abiDType(type.dtype) + ";");
@@ -195,6 +205,11 @@ private:
     std::vector<const ir::Value *> weights = weightInputs(graph_);
     for (size_t i = 0; i < weights.size(); ++i)
       state.setPtr(weights[i], "w" + std::to_string(i));
+    std::vector<const ir::Value *> states = stateInputs(graph_);
+    for (size_t k = 0; k < states.size(); ++k) {
+      state.setPtr(states[k], "st" + std::to_string(k));
+      stateIndex_[states[k]->weightName()] = k;
+    }
     int counter = 0;
     for (const auto &node : graph_.nodes()) {
       const ir::AttrValue *offsets = node->attrs().find(ir::kArenaOffsetsAttr);
@@ -221,11 +236,45 @@ private:
           TC_CHECK(it != graph_.outputs().end(),
                    "planned result without an offset that is not a graph output");
           size_t index = static_cast<size_t>(it - graph_.outputs().begin());
-          state.setPtr(result, "out" + std::to_string(index));
+          state.setPtr(result, outputPointer(index));
           pinnedOutputs_[index] = result;
         }
       }
     }
+  }
+
+  /// Where output `index` is written: the caller's buffer ("out2"), or for a state output
+  /// the context's copy of that state ("st0").
+  std::string outputPointer(size_t index) const {
+    if (const std::string *stateName = graph_.stateOf(index))
+      return "st" + std::to_string(stateIndex_.at(*stateName));
+    return "out" + std::to_string(index);
+  }
+
+  /// kStates: per State input, its weight (initial value) and its slot in the context's state.
+  void emitStateTable(CodeWriter &code, const std::vector<const ir::Value *> &weights) {
+    code.open("struct StateSpec");
+    code.line("size_t weight; ///< index into kWeights: the initial value");
+    code.line("size_t offset; ///< bytes from the first byte of the context's state");
+    code.line("size_t bytes;");
+    code.close(";");
+    std::vector<const ir::Value *> states = stateInputs(graph_);
+    code.line("const StateSpec kStates[] = {");
+    int64_t offset = 0;
+    for (const ir::Value *input : states) {
+      size_t weight = static_cast<size_t>(
+          std::find(weights.begin(), weights.end(), input) - weights.begin());
+      int64_t bytes = ir::numElements(input->type().shape).value() *
+                      static_cast<int64_t>(ir::dtypeSize(input->type().dtype));
+      code.line("    {" + std::to_string(weight) + ", " + std::to_string(offset) + ", " +
+                std::to_string(bytes) + "}, // " + input->weightName());
+      offset += (bytes + 63) / 64 * 64;
+    }
+    if (states.empty())
+      code.line("    {0, 0, 0},");
+    code.line("};");
+    code.line("constexpr size_t kNumStates = " + std::to_string(states.size()) + ";");
+    code.line("constexpr size_t kStateBytes = " + std::to_string(offset) + ";");
   }
 
   Expected<std::string> implementation() {
@@ -286,6 +335,7 @@ private:
       code.line("    {\"\", TC_DTYPE_F32, 0, {0}},");
     code.line("};");
     code.line("constexpr size_t kNumWeights = " + std::to_string(weights.size()) + ";");
+    emitStateTable(code, weights);
     code.line("const char *const kInputNames[] = " +
               [&] {
                 std::vector<std::string> names;
@@ -307,7 +357,7 @@ private:
     code.line();
     emitApi(code, inputs.size());
     emitRun(code, state, body, inputs, weights);
-    backend_.emitMoreEntryPoints(code, name_, inputs.size(), graph_.outputs().size(), state);
+    backend_.emitMoreEntryPoints(code, name_, inputs.size(), graph_.numUserOutputs(), state);
     return code.str();
   }
 
@@ -315,13 +365,15 @@ private:
     std::string n = name_;
     code.line("int " + n + "_num_inputs(void) { return " + std::to_string(numInputs) + "; }");
     code.line("int " + n + "_num_outputs(void) { return " +
-              std::to_string(graph_.outputs().size()) + "; }");
+              std::to_string(graph_.numUserOutputs()) + "; }");
+    code.line("int " + n + "_num_states(void) { return static_cast<int>(kNumStates); }");
     code.open("const char *" + n + "_input_name(int index)");
     code.line("return index >= 0 && index < " + std::to_string(numInputs) +
               " ? kInputNames[index] : nullptr;");
     code.close();
     code.line();
     backend_.emitLifecycle(code, n);
+    backend_.emitContextReset(code, n);
     emitOutputShapesApi(code);
   }
 
@@ -336,10 +388,10 @@ private:
     code.line("tc_error_prefixf(err, \"" + n + "_output_shapes: \");");
     code.line("return status;");
     code.close();
-    code.open("if (num_outputs != " + std::to_string(graph_.outputs().size()) +
+    code.open("if (num_outputs != " + std::to_string(graph_.numUserOutputs()) +
               " || outputs == nullptr)");
     code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
-              "_output_shapes: expected " + std::to_string(graph_.outputs().size()) +
+              "_output_shapes: expected " + std::to_string(graph_.numUserOutputs()) +
               " output(s), got %d\", num_outputs);");
     code.close();
     code.line("fillOutputShapes(sym, outputs);");
@@ -350,7 +402,7 @@ private:
 
   // The caller's output tensors against the shapes these inputs give.
   void emitCheckOutputs(CodeWriter &code) {
-    size_t numOutputs = graph_.outputs().size();
+    size_t numOutputs = graph_.numUserOutputs();
     code.open("tc_status checkOutputs(const Symbols &sym, const tc_tensor *outputs, int num_outputs, "
               "tc_error *err)");
     code.open("if (num_outputs != " + std::to_string(numOutputs) + " || outputs == nullptr)");
@@ -441,7 +493,17 @@ private:
     for (const auto &[pointer, type] : pointers)
       code.line(type + " *" + pointer + " = reinterpret_cast<" + type + " *>(base + off_" +
                 pointer + ");");
+    std::vector<const ir::Value *> states = stateInputs(graph_);
+    if (!states.empty())
+      code.line("unsigned char *state = " + backend_.stateBase() + ";");
+    for (size_t k = 0; k < states.size(); ++k) {
+      std::string type = cppType(states[k]->type().dtype);
+      code.line("[[maybe_unused]] " + type + " *st" + std::to_string(k) + " = reinterpret_cast<" +
+                type + " *>(state + kStates[" + std::to_string(k) + "].offset);");
+    }
     for (const auto &[index, value] : pinnedOutputs_) {
+      if (graph_.stateOf(index))
+        continue;
       std::string type = cppType(value->type().dtype);
       code.line(type + " *out" + std::to_string(index) + " = static_cast<" + type +
                 " *>(outputs[" + std::to_string(index) + "].data);");
@@ -459,19 +521,22 @@ private:
     CodeWriter &code = state.code();
     state.setCurrentNode(nullptr);
     code.line();
-    code.line("// Results to the caller's buffers.");
+    code.line("// Results to the caller's buffers, then the new state into the context's.");
     for (size_t i = 0; i < graph_.outputs().size(); ++i) {
       const ir::Value *output = graph_.outputs()[i];
       if (pinnedOutputs_.count(i))
         continue;
       std::string type = cppType(output->type().dtype);
+      std::string target = graph_.stateOf(i) ? outputPointer(i)
+                                             : "static_cast<" + type + " *>(outputs[" +
+                                                   std::to_string(i) + "].data)";
       if (!opt::isContiguous(state.layout(output), output->type().shape)) {
-        emitGather(state, output,
-                   "static_cast<" + type + " *>(outputs[" + std::to_string(i) + "].data)");
+        emitGather(state, output, target);
         continue;
       }
-      state.copyElements(type, state.ptr(output), productExpr(output->type().shape),
-                         "static_cast<" + type + " *>(outputs[" + std::to_string(i) + "].data)");
+      if (state.ptr(output) == target)
+        continue; // the state is unchanged
+      state.copyElements(type, state.ptr(output), productExpr(output->type().shape), target);
     }
   }
 
@@ -489,6 +554,7 @@ private:
   std::map<const ir::Value *, opt::ValueLayout> layouts_;
   std::vector<Slot> slots_;
   std::map<size_t, const ir::Value *> pinnedOutputs_; ///< output index -> value written there
+  std::map<std::string, size_t> stateIndex_;          ///< state weight name -> k of "st<k>"
   std::string name_;
   std::map<std::string, std::pair<size_t, size_t>> bindings_; ///< symbol -> (input, dim)
 };

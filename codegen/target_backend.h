@@ -52,6 +52,13 @@ public:
   /// Inside `<name>_run`, once `bytes` is known: the context's arena grown to `bytes` and
   /// `base`, its first byte.
   virtual void emitArena(CodeWriter &code, const std::string &name) const = 0;
+  /// `<name>_context_reset`: the context's copy of the program's state (the State inputs,
+  /// kStates / kNumStates / kStateBytes in scope) allocated on first use, then every state set
+  /// to its initial value from the weights. `<name>_context_create` calls it; the context's
+  /// destructor frees the state (the `state` member the backend puts in `<name>_context`).
+  virtual void emitContextReset(CodeWriter &code, const std::string &name) const = 0;
+  /// Inside `<name>_run`: an `unsigned char *` expression for the first byte of the state.
+  virtual std::string stateBase() const = 0;
   /// One fusion node, or one elementwise node as a one-op kernel: a loop nest over host memory
   /// (CPU) or a launch of the kernel printed for it (CUDA).
   virtual Status emitKernel(const ir::Node &node, EmitState &state) = 0;

@@ -382,6 +382,34 @@ Expected<Value *> sourceLikeIndex(NodeImport &node, Value *src, Value *index) {
 
 } // namespace
 
+// index_copy(self, dim, index, source): self with slice i of source along dim put at position
+// index[i]: one scatter along dim with the index broadcast to source's shape. (An LLM's static
+// KV cache is updated this way; in place on a state it writes only the new rows.)
+Status importIndexCopy(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
+  TC_ASSIGN_OR_RETURN(Value * index, node.tensor("index"));
+  TC_ASSIGN_OR_RETURN(Value * source, node.tensor("source"));
+  int64_t rank = self->type().rank();
+  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, rank));
+  if (index->type().rank() > 1 || !ir::isIntegral(index->type().dtype))
+    return invalidInput("index_copy index " + index->type().str() + " in node '" + node.name() +
+                        "': expected a 0-d or 1-d integer tensor");
+  if (rank == 0)
+    return node.unsupportedFeature("index_copy of a 0-d tensor");
+  if (source->type().rank() != rank)
+    return invalidInput("index_copy source " + source->type().str() + " and input " +
+                        self->type().str() + " differ in rank in node '" + node.name() + "'");
+  source = node.castTo(source, self->type().dtype);
+  index = node.castTo(index, DType::I64);
+  std::vector<ir::Dim> shape(static_cast<size_t>(rank), ir::Dim(1));
+  shape[static_cast<size_t>(dim)] = index->type().rank() == 0 ? ir::Dim(1) : index->type().shape[0];
+  TC_ASSIGN_OR_RETURN(index, reshape(node, index, shape));
+  TC_ASSIGN_OR_RETURN(index, expand(node, index, source->type().shape));
+  TC_ASSIGN_OR_RETURN(Value * result, scatterInto(node, self, dim, index, source, "none", true));
+  return finish(node, result);
+}
+
 Status importScatter(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(Value * index, node.tensor("index"));
@@ -510,6 +538,21 @@ Expected<Value *> indexPutMask(NodeImport &node, Value *self, size_t lead, Value
   return maskedScatter(node, self, where, values);
 }
 
+/// `index` as int64 with negative entries in [-extent, 0) moved up by extent (others kept, so
+/// that a bad index is reported with its own value).
+Expected<Value *> wrapNegative(NodeImport &node, Value *index, const ir::Dim &extent) {
+  index = node.castTo(index, DType::I64);
+  if (!extent.isStatic())
+    return node.unsupportedFeature("index_put on a symbolic indexed dim");
+  Value *size = node.scalarConstant(static_cast<double>(extent.value()), DType::I64);
+  Value *zero = node.scalarConstant(0.0, DType::I64);
+  TC_ASSIGN_OR_RETURN(Value * negative, binary(node, OpKind::Lt, index, zero));
+  TC_ASSIGN_OR_RETURN(Value * wrapped, binary(node, OpKind::Add, index, size));
+  TC_ASSIGN_OR_RETURN(Value * low, binary(node, OpKind::Ge, wrapped, zero));
+  TC_ASSIGN_OR_RETURN(Value * wraps, binary(node, OpKind::LogicalAnd, negative, low));
+  return temp(node, OpKind::Where, {wraps, wrapped, index});
+}
+
 } // namespace
 
 // index_put(self, indices, values, accumulate) with integer indices: the indexed dims are
@@ -522,9 +565,6 @@ Status importIndexPut(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(std::vector<Value *> indices, node.optionalTensorList("indices"));
   TC_ASSIGN_OR_RETURN(Value * values, node.tensor("values"));
   TC_ASSIGN_OR_RETURN(bool accumulate, node.boolArg("accumulate"));
-  bool inPlace = node.schema().name == "index_put_";
-  if (inPlace && (self->isGraphInput() || node.state().viewResults.count(self)))
-    return node.unsupportedFeature("in-place update of a graph input or a view");
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
   DType dtype = out.dtype;
   values = node.castTo(values, dtype);
@@ -573,6 +613,20 @@ Status importIndexPut(NodeImport &node) {
     indexedShape.insert(indexedShape.end(), common.begin(), common.end());
     indexedShape.insert(indexedShape.end(), restShape.begin() + static_cast<long>(before), restShape.end());
     TC_ASSIGN_OR_RETURN(values, expand(node, values, indexedShape));
+    if (positions.size() == 1 && common.size() == 1 && !accumulate) {
+      // One 1-d index (`cache[:, :, pos] = new`, core ATen's form of index_copy_): a scatter
+      // along that dim with no permute, so that a state updated in place writes only the
+      // indexed slices. Negative indices wrap.
+      size_t k = positions[0];
+      TC_ASSIGN_OR_RETURN(Value * index, wrapNegative(node, indices[k], shape[k]));
+      std::vector<ir::Dim> lined(shape.size(), ir::Dim(1));
+      lined[k] = common[0];
+      TC_ASSIGN_OR_RETURN(index, reshape(node, index, lined));
+      TC_ASSIGN_OR_RETURN(index, expand(node, index, indexedShape));
+      TC_ASSIGN_OR_RETURN(result, scatterInto(node, self, static_cast<int64_t>(k), index, values,
+                                              "none", true));
+      return finish(node, result);
+    }
     // values in the order B, rest.
     std::vector<int64_t> valueOrder;
     for (size_t d = 0; d < common.size(); ++d)
@@ -649,10 +703,7 @@ Status importIndexPut(NodeImport &node) {
       inverse[static_cast<size_t>(order[d])] = static_cast<int64_t>(d);
     TC_ASSIGN_OR_RETURN(result, permute(node, table, inverse));
   }
-  TC_TRY(finish(node, result));
-  if (inPlace)
-    node.state().values[self->name()] = result;
-  return Status::success();
+  return finish(node, result);
 }
 
 Status importMaskedScatter(NodeImport &node) {

@@ -32,6 +32,7 @@ Status importScatter(NodeImport &node);
 /// negative indices) become one scatter over rows of the indexed dims; a single bool mask
 /// becomes where() (or masked_scatter's decomposition for a source of masked elements).
 Status importIndexPut(NodeImport &node);
+Status importIndexCopy(NodeImport &node);
 /// masked_scatter.default: where(mask, source[cumsum(mask) - 1], self).
 Status importMaskedScatter(NodeImport &node);
 

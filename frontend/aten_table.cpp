@@ -82,12 +82,7 @@ template <OpKind Op> Status importUnary(NodeImport &node) {
 
 // In-place unary (relu_): functional op, then later reads of `self` see the result.
 template <OpKind Op> Status importInplaceUnary(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
-  if (self->isGraphInput() || node.state().viewResults.count(self))
-    return node.unsupportedFeature("in-place update of a graph input or a view");
-  TC_TRY(importUnary<Op>(node));
-  node.state().values[self->name()] = node.state().values[node.outputName(0)];
-  return Status::success();
+  return node.importInPlace(importUnary<Op>);
 }
 
 Status importGelu(NodeImport &node) {
@@ -215,12 +210,7 @@ Status importRsub(NodeImport &node) {
 }
 
 template <OpKind Op> Status importInplaceBinary(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
-  if (self->isGraphInput() || node.state().viewResults.count(self))
-    return node.unsupportedFeature("in-place update of a graph input or a view");
-  TC_TRY(importBinary<Op>(node));
-  node.state().values[self->name()] = node.state().values[node.outputName(0)];
-  return Status::success();
+  return node.importInPlace(importBinary<Op>);
 }
 
 Status importPowScalarBase(NodeImport &node) {
@@ -933,19 +923,7 @@ Status importGather(NodeImport &node) {
 
 // ---- advanced indexing ----
 
-// A 0-d i64 tensor holding `size`: a constant for a static dim; for a symbolic one, the sum
-// of a ones vector of that length (the IR has no op that reads a symbol's value).
-Value *sizeTensor(NodeImport &node, const ir::Dim &size) {
-  if (size.isStatic())
-    return node.scalarConstant(static_cast<double>(size.value()), DType::I64);
-  AttrMap one;
-  one.set("value", 1.0);
-  Value *ones = node.emitTemp(OpKind::Full, {}, ir::TensorType{DType::I64, {size}}, std::move(one));
-  AttrMap all;
-  all.set("dims", std::vector<int64_t>{0});
-  all.set("keepdim", false);
-  return node.emitTemp(OpKind::Sum, {ones}, ir::TensorType{DType::I64, {}}, std::move(all));
-}
+Value *sizeTensor(NodeImport &node, const ir::Dim &size) { return node.sizeTensor(size); }
 
 // index.Tensor(self, indices): x[i0, i1, ...] with integer index tensors (None = a full
 // slice), decomposed into ops the IR has:
@@ -1080,15 +1058,11 @@ Status importIndexTensor(NodeImport &node) {
 
 // ---- more core ATen elementwise ops, copies and constants ----
 
-// An in-place op on a fresh intermediate (`torch.empty(..).fill_(v)`, `x.clone().copy_(y)`): the
-// functional import, then later reads of `self` see its result.
+// An in-place op (`torch.empty(..).fill_(v)`, `cache.index_copy_(...)`): the functional import,
+// then later reads of `self` see its result; a buffer updated this way becomes program state
+// (NodeImport::importInPlace).
 template <ImportFunction Functional> Status importInplace(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
-  if (self->isGraphInput() || node.state().viewResults.count(self))
-    return node.unsupportedFeature("in-place update of a graph input or a view");
-  TC_TRY(Functional(node));
-  node.state().values[self->name()] = node.state().values[node.outputName(0)];
-  return Status::success();
+  return node.importInPlace(Functional);
 }
 
 // clamp.Tensor(self, min?, max?): maximum then minimum, all in the result dtype (PyTorch's
@@ -1579,7 +1553,9 @@ constexpr TableEntry kTable[] = {
     {"aten.scatter_add.default", importScatter},
     {"aten.scatter_reduce.two", importScatter},
     {"aten.index_put.default", importIndexPut},
-    {"aten.index_put_.default", importIndexPut},
+    {"aten.index_put_.default", importInplace<importIndexPut>},
+    {"aten.index_copy.default", importIndexCopy},
+    {"aten.index_copy_.default", importInplace<importIndexCopy>},
     {"aten.masked_scatter.default", importMaskedScatter},
     // convolution and its normalizations (frontend/aten_conv_norm.cpp)
     {"aten.conv1d.default", importConvolution},

@@ -269,11 +269,17 @@ private:
     std::vector<ir::Value *> outputs;
     for (const Json &spec : *outputSpecs) {
       TC_ASSIGN_OR_RETURN(JsonUnion output, jsonUnion(spec, "output spec"));
-      if (output.kind == "buffer_mutation" || output.kind == "parameter_mutation" ||
-          output.kind == "user_input_mutation")
-        return unsupported("the program mutates its state (" + output.kind +
-                           "); thunderc compiles stateless inference programs — export the "
-                           "model in eval mode");
+      if (output.kind == "buffer_mutation") {
+        TC_TRY(importBufferMutation(*output.payload));
+        continue;
+      }
+      if (output.kind == "parameter_mutation")
+        return unsupported("the program updates a parameter in place (parameter_mutation); "
+                           "only buffers can be model state — export the model in eval mode");
+      if (output.kind == "user_input_mutation")
+        return unsupported("the program writes into its user input (user_input_mutation): a "
+                           "compiled model does not write into the caller's tensors (return "
+                           "the updated tensor instead)");
       if (output.kind != "user_output")
         return unsupported("output of kind '" + output.kind + "'");
       TC_ASSIGN_OR_RETURN(const Json *arg, jsonObject(*output.payload, "arg"));
@@ -287,7 +293,42 @@ private:
       outputs.push_back(it->second);
     }
     model_.graph->setOutputs(std::move(outputs));
+    // The state outputs: each updated buffer's final value (in-place ops of the training IR,
+    // buffer_mutation outputs of core ATen).
+    for (const auto &[input, value] : state_.stateUpdates)
+      if (value != input)
+        model_.graph->addStateOutput(value, input->weightName());
     return Status::success();
+  }
+
+  // A core-ATen buffer_mutation output: `arg` is the buffer's new value, so the buffer is
+  // program state (ir::InputKind::State) and that value its state output.
+  Status importBufferMutation(const Json &payload) {
+    TC_ASSIGN_OR_RETURN(const Json *arg, jsonObject(payload, "arg"));
+    TC_ASSIGN_OR_RETURN(std::string name, jsonString(*arg, "name"));
+    TC_ASSIGN_OR_RETURN(std::string buffer, jsonString(payload, "buffer_name"));
+    auto it = state_.values.find(name);
+    if (it == state_.values.end())
+      return invalidInput("buffer_mutation of '" + buffer + "': '" + name +
+                          "' is not defined by any node");
+    for (const auto &input : model_.graph->inputs()) {
+      if (input->isGraphInput() && input->inputKind() != ir::InputKind::User &&
+          input->weightName() == buffer) {
+        if (input->inputKind() == ir::InputKind::Parameter)
+          return unsupported("buffer_mutation of the parameter '" + buffer + "'");
+        if (!(input->type() == it->second->type()))
+          return invalidInput("buffer_mutation of '" + buffer + "': the new value is " +
+                              it->second->type().str() + " but the buffer is " +
+                              input->type().str());
+        model_.graph->setInputKind(input.get(), ir::InputKind::State);
+        for (auto &update : state_.stateUpdates)
+          if (update.first == input.get())
+            return invalidInput("buffer '" + buffer + "' is mutated twice");
+        state_.stateUpdates.emplace_back(input.get(), it->second);
+        return Status::success();
+      }
+    }
+    return invalidInput("buffer_mutation of '" + buffer + "': no buffer input has that name");
   }
 
   // SymInt-producing nodes become expressions: sym_int_values has them when the exporter

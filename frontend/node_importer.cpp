@@ -368,10 +368,26 @@ Expected<ScalarOrTensor> NodeImport::scalarOrTensor(std::string_view arg) const 
     result.scalarIsBool = true;
     return result;
   }
-  if (value.kind == "as_sym_int")
-    return unsupported("symbolic scalar for argument " + quoteName(arg));
+  if (value.kind == "as_sym_int") { // a symbolic size (`x.add_(seq_len)`): a 0-d i64 tensor
+    TC_ASSIGN_OR_RETURN(ir::Dim size, symIntToDim(*value.payload, state_));
+    result.tensor = const_cast<NodeImport *>(this)->sizeTensor(size);
+    return result;
+  }
   return invalidInput("argument " + quoteName(arg) + " is " + value.kind +
                       ", expected a number or a tensor");
+}
+
+ir::Value *NodeImport::sizeTensor(const ir::Dim &size) {
+  if (size.isStatic())
+    return scalarConstant(static_cast<double>(size.value()), ir::DType::I64);
+  ir::AttrMap one;
+  one.set("value", 1.0);
+  ir::Value *ones = emitTemp(ir::OpKind::Full, {}, ir::TensorType{ir::DType::I64, {size}},
+                             std::move(one));
+  ir::AttrMap all;
+  all.set("dims", std::vector<int64_t>{0});
+  all.set("keepdim", false);
+  return emitTemp(ir::OpKind::Sum, {ones}, ir::TensorType{ir::DType::I64, {}}, std::move(all));
 }
 
 bool NodeImport::isOutputUsed(int index) const {
@@ -468,6 +484,69 @@ ir::Value *NodeImport::materialize(const ScalarOrTensor &operand, ir::DType dtyp
   if (operand.tensor != nullptr)
     return castTo(operand.tensor, dtype);
   return scalarConstant(operand.scalar, dtype);
+}
+
+} // namespace thunderc::frontend
+
+namespace thunderc::frontend {
+namespace {
+
+/// Whether a view result of the import aliases `base` (its chain of operand 0 reaches it).
+bool hasView(const ImportState &state, const ir::Value *base) {
+  for (const ir::Value *view : state.viewResults) {
+    const ir::Value *value = view;
+    while (value != base && !value->isGraphInput() &&
+           ir::hasTrait(value->producer()->op(), ir::kView))
+      value = value->producer()->operand(0);
+    if (value == base && view != base)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+Status NodeImport::importInPlace(Status (*functional)(NodeImport &node)) {
+  TC_ASSIGN_OR_RETURN(ir::Value * self, tensor("self"));
+  ir::Value *stateInput = nullptr;
+  if (auto it = state_.stateOf.find(self); it != state_.stateOf.end()) {
+    stateInput = it->second;
+  } else if (self->isGraphInput()) {
+    switch (self->inputKind()) {
+    case ir::InputKind::User:
+      return unsupportedFeature("in-place update of the user input '" + self->name() +
+                                "': a compiled model does not write into the caller's tensors "
+                                "(return the updated tensor instead)");
+    case ir::InputKind::Parameter:
+      return unsupportedFeature("in-place update of the parameter '" + self->weightName() +
+                                "' (model state must be a buffer)");
+    default:
+      if (hasView(state_, self))
+        return unsupportedFeature("in-place update of the buffer '" + self->weightName() +
+                                  "' while a view aliases it");
+      stateInput = self;
+      state_.graph->setInputKind(self, ir::InputKind::State);
+      state_.stateOf[self] = self;
+      break;
+    }
+  } else if (state_.viewResults.count(self)) {
+    return unsupportedFeature("in-place update of a view");
+  }
+  TC_TRY(functional(*this));
+  ir::Value *result = state_.values.at(outputName(0));
+  for (auto &[name, value] : state_.values)
+    if (value == self)
+      value = result;
+  if (stateInput != nullptr) {
+    state_.stateOf[result] = stateInput;
+    auto it = std::find_if(state_.stateUpdates.begin(), state_.stateUpdates.end(),
+                           [&](const auto &update) { return update.first == stateInput; });
+    if (it == state_.stateUpdates.end())
+      state_.stateUpdates.emplace_back(stateInput, result);
+    else
+      it->second = result;
+  }
+  return Status::success();
 }
 
 } // namespace thunderc::frontend

@@ -26,6 +26,11 @@ struct ImportState {
   const Json *symIntValues = nullptr;              ///< graph.sym_int_values
   std::set<std::string> referencedNames;           ///< tensor names some node or output reads
   std::set<ir::Value *> viewResults;               ///< results of view ops (alias their input)
+  /// Program state: a buffer or lifted constant that an in-place op updates becomes a State
+  /// input. `stateOf` maps every value that is the current content of a state to its input;
+  /// `stateUpdates` holds, per state in first-update order, its latest value.
+  std::map<ir::Value *, ir::Value *> stateOf;
+  std::vector<std::pair<ir::Value *, ir::Value *>> stateUpdates;
 };
 
 /// A Python scalar or a tensor, as passed to `Tensor other` / `Scalar other` arguments.
@@ -94,8 +99,19 @@ public:
   ir::Value *castTo(ir::Value *value, ir::DType dtype);
   /// A 0-d constant.
   ir::Value *scalarConstant(double value, ir::DType dtype);
+  /// A 0-d i64 tensor holding `size`: a constant for a static dim; for a symbolic one, the sum
+  /// of a ones vector of that length (the IR has no op that reads a symbol's value).
+  ir::Value *sizeTensor(const ir::Dim &size);
   /// The operand as a tensor of `dtype`: a cast tensor or a 0-d constant for a scalar.
   ir::Value *materialize(const ScalarOrTensor &operand, ir::DType dtype);
+
+  /// An in-place op (`relu_`, `index_copy_`, `copy_`): `functional` imports the op as a
+  /// function of `self` (output 0 its result); then every exported name of the old `self`
+  /// names the result. When `self` is a buffer or lifted constant (or a value that is one's
+  /// current content), it becomes program state: an ir::InputKind::State input whose final
+  /// value is a state output of the graph. Unsupported for a user input, a parameter and a
+  /// view, and for a state that a view aliases (the view would have to see the update).
+  Status importInPlace(Status (*functional)(NodeImport &node));
 
   /// An Unsupported error; the importer keeps the node as aten_call with this reason.
   Error unsupportedFeature(const std::string &what) const { return unsupported(what); }

@@ -48,6 +48,7 @@ Value *Graph::addConstant(std::string name, std::string weightName, HostTensor d
 void Graph::eraseInput(Value *input) {
   TC_CHECK(input->isGraphInput() && !input->hasUses() && !isOutput(input),
            "erasing an input that is still used");
+  TC_CHECK(input->inputKind() != InputKind::State, "erasing a state input");
   auto it = std::find_if(inputs_.begin(), inputs_.end(),
                          [&](const std::unique_ptr<Value> &value) { return value.get() == input; });
   TC_CHECK(it != inputs_.end(), "erasing an input of another graph");
@@ -132,6 +133,28 @@ void Graph::replaceAllUsesWith(Value *from, Value *to) {
   for (const Use &use : uses)
     use.user->setOperand(use.operandIndex, to);
   std::replace(outputs_.begin(), outputs_.end(), from, to);
+}
+
+void Graph::setInputKind(Value *input, InputKind kind) {
+  TC_CHECK(input->isGraphInput(), "setInputKind on a node result");
+  TC_CHECK((input->inputKind() == InputKind::User) == (kind == InputKind::User),
+           "a user input cannot become a weight, nor a weight a user input");
+  input->inputKind_ = kind;
+}
+
+void Graph::setOutputs(std::vector<Value *> outputs) {
+  TC_CHECK(outputs.size() >= stateOutputs_.size(), "fewer outputs than state outputs");
+  outputs_ = std::move(outputs);
+}
+
+void Graph::addStateOutput(Value *value, std::string stateName) {
+  outputs_.push_back(value);
+  stateOutputs_.push_back(std::move(stateName));
+}
+
+const std::string *Graph::stateOf(size_t index) const {
+  size_t first = numUserOutputs();
+  return index >= first && index < outputs_.size() ? &stateOutputs_[index - first] : nullptr;
 }
 
 bool Graph::isOutput(const Value *value) const {

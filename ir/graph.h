@@ -32,8 +32,11 @@ struct TensorType {
   friend bool operator==(const TensorType &, const TensorType &) = default;
 };
 
-/// Where a graph input comes from. Everything but User is backed by weights.
-enum class InputKind { User, Parameter, Buffer, Constant };
+/// Where a graph input comes from. Everything but User is backed by weights. State is a
+/// buffer (or lifted constant) the program updates in place, such as an LLM's KV cache: its
+/// weight is only the initial value; each execution context keeps its own copy across runs,
+/// and the graph's state outputs (Graph::stateOf) say what each run writes back.
+enum class InputKind { User, Parameter, Buffer, Constant, State };
 
 /// One use of a value: operand `operandIndex` of `user`.
 struct Use {
@@ -143,6 +146,10 @@ public:
   Value *input(int index) const { return inputs_.at(static_cast<size_t>(index)).get(); }
   int numInputs() const { return static_cast<int>(inputs_.size()); }
 
+  /// Changes the kind of a weight input (a buffer the program turns out to update becomes
+  /// InputKind::State).
+  void setInputKind(Value *input, InputKind kind);
+
   /// Removes a graph input that has no uses and is not an output (a weight made dead by
   /// folding). Keeps the order of the other inputs.
   void eraseInput(Value *input);
@@ -162,9 +169,19 @@ public:
   const std::list<std::unique_ptr<Node>> &nodes() const { return nodes_; }
   int numNodes() const { return static_cast<int>(nodes_.size()); }
 
+  /// The user outputs, then one state output per updated State input (see addStateOutput).
   const std::vector<Value *> &outputs() const { return outputs_; }
-  void setOutputs(std::vector<Value *> outputs) { outputs_ = std::move(outputs); }
+  /// Replaces the outputs; the trailing state outputs keep their states, so `outputs` must
+  /// hold at least as many values as there are state outputs.
+  void setOutputs(std::vector<Value *> outputs);
   bool isOutput(const Value *value) const;
+  /// Appends a state output: after a run, `value` is the new content of the State input
+  /// whose weight name is `stateName`.
+  void addStateOutput(Value *value, std::string stateName);
+  /// The number of outputs the caller receives (the state outputs follow them).
+  size_t numUserOutputs() const { return outputs_.size() - stateOutputs_.size(); }
+  /// For output `index`: the weight name of the state it updates, or nullptr (a user output).
+  const std::string *stateOf(size_t index) const;
 
   /// Adds a Constant input whose data the graph owns (a folded weight); `weightName` must be
   /// unique among the graph's constants. The bundle writes it into weights.bin like any
@@ -186,6 +203,7 @@ private:
   std::vector<std::unique_ptr<Value>> inputs_;
   std::list<std::unique_ptr<Node>> nodes_;
   std::vector<Value *> outputs_;
+  std::vector<std::string> stateOutputs_; ///< the states of the trailing outputs, in order
   std::map<std::string, SymbolRange> symbols_;
   std::map<std::string, HostTensor> constants_;
 };

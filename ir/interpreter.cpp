@@ -315,9 +315,11 @@ Expected<std::vector<HostTensor>> interpret(const Graph &graph,
     ++position;
   }
 
-  // 4. Encode the outputs.
+  // 4. Encode the user outputs (a state output is the state's next value, which a single
+  // interpretation has no use for).
   std::vector<HostTensor> outputs;
-  for (const Value *output : graph.outputs()) {
+  for (size_t i = 0; i < graph.numUserOutputs(); ++i) {
+    const Value *output = graph.outputs()[i];
     auto it = values.live.find(output);
     TC_CHECK(it != values.live.end(), "graph output is not computed by the graph");
     outputs.push_back(toHostTensor(it->second));

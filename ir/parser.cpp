@@ -526,10 +526,11 @@ private:
     static const std::map<std::string, InputKind> kKinds = {
         {"param", InputKind::Parameter},
         {"buffer", InputKind::Buffer},
-        {"constant", InputKind::Constant}};
+        {"constant", InputKind::Constant},
+        {"state", InputKind::State}};
     auto it = kKinds.find(word);
     if (it == kKinds.end())
-      return fail("expected 'param', 'buffer' or 'constant'");
+      return fail("expected 'param', 'buffer', 'constant' or 'state'");
     advance(word.size());
     return it->second;
   }
@@ -577,7 +578,8 @@ private:
 
   // ---- body ----
 
-  /// body := node* 'return' (value (',' value)*)?
+  /// body := node* 'return' (output (',' output)*)?
+  /// output := value ('{' 'state' '=' string '}')?   (state outputs follow the user outputs)
   Status parseBody(const std::vector<TensorType> &outputTypes) {
     while (!peekKeyword("return")) {
       if (peekToken() == '\0' || peekToken() == '}')
@@ -587,19 +589,33 @@ private:
     Location start = location_;
     TC_TRY(expectKeyword("return"));
     std::vector<Value *> outputs;
+    std::vector<std::pair<Value *, std::string>> stateOutputs;
     if (peekToken() == '%') {
       do {
         Location outputStart = tokenStart();
         TC_ASSIGN_OR_RETURN(Value * output, parseValueUse());
-        TC_TRY(checkOutputType(outputs.size(), *output, outputTypes, outputStart));
-        outputs.push_back(output);
+        TC_TRY(checkOutputType(outputs.size() + stateOutputs.size(), *output, outputTypes,
+                               outputStart));
+        if (consume("{")) {
+          TC_TRY(expectKeyword("state"));
+          TC_TRY(expect("="));
+          TC_ASSIGN_OR_RETURN(std::string state, parseString());
+          TC_TRY(expect("}"));
+          stateOutputs.emplace_back(output, std::move(state));
+        } else if (!stateOutputs.empty()) {
+          return failAt(outputStart, "a user output after a state output");
+        } else {
+          outputs.push_back(output);
+        }
       } while (consume(","));
     }
-    if (outputs.size() != outputTypes.size())
+    if (outputs.size() + stateOutputs.size() != outputTypes.size())
       return failAt(start, "graph declares " + std::to_string(outputTypes.size()) +
-                               " result types but returns " + std::to_string(outputs.size()) +
-                               " values");
+                               " result types but returns " +
+                               std::to_string(outputs.size() + stateOutputs.size()) + " values");
     graph_->setOutputs(std::move(outputs));
+    for (auto &[value, state] : stateOutputs)
+      graph_->addStateOutput(value, std::move(state));
     return Status::success();
   }
 

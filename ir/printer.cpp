@@ -20,6 +20,7 @@ const char *weightKindKeyword(InputKind kind) {
   case InputKind::Parameter: return "param";
   case InputKind::Buffer: return "buffer";
   case InputKind::Constant: return "constant";
+  case InputKind::State: return "state";
   case InputKind::User: return nullptr;
   }
   return nullptr;
@@ -152,8 +153,11 @@ std::string nodesStr(const Graph &graph, const std::string &indent) {
     text += "\n";
   }
   text += indent + "return";
-  if (!graph.outputs().empty())
-    text += " " + joined(graph.outputs(), ", ", ref);
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    text += (i == 0 ? " " : ", ") + ref(graph.outputs()[i]);
+    if (const std::string *state = graph.stateOf(i))
+      text += " {state=" + quoted(*state) + "}";
+  }
   return text + "\n";
 }
 

@@ -161,8 +161,27 @@ private:
       const Value *output = graph_.outputs()[i];
       if (output == nullptr || !defined_.count(output))
         return invalidInput("output " + std::to_string(i) + " is not defined in the graph");
+      if (const std::string *state = graph_.stateOf(i))
+        TC_TRY(verifyStateOutput(i, *output, *state));
     }
     return Status::success();
+  }
+
+  // A state output updates one State input of its own type, and no state is updated twice.
+  Status verifyStateOutput(size_t index, const Value &output, const std::string &state) {
+    std::string where = "state output " + std::to_string(index) + " ('" + state + "')";
+    for (size_t j = graph_.numUserOutputs(); j < index; ++j)
+      if (*graph_.stateOf(j) == state)
+        return invalidInput(where + ": the state is updated twice");
+    for (const auto &input : graph_.inputs()) {
+      if (input->inputKind() != InputKind::State || input->weightName() != state)
+        continue;
+      if (!(input->type() == output.type()))
+        return invalidInput(where + ": the value is " + output.type().str() +
+                            " but the state is " + input->type().str());
+      return Status::success();
+    }
+    return invalidInput(where + ": no state input has that name");
   }
 
   const Graph &graph_;

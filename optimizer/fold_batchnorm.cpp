@@ -32,7 +32,8 @@ namespace {
 
 bool isWeightLike(const ir::Value *value) {
   if (value->isGraphInput())
-    return value->inputKind() != ir::InputKind::User;
+    return value->inputKind() != ir::InputKind::User &&
+           value->inputKind() != ir::InputKind::State;
   const ir::Node &producer = *value->producer();
   return (producer.op() == ir::OpKind::Full || producer.op() == ir::OpKind::Arange) &&
          producer.numOperands() == 0;

@@ -38,8 +38,10 @@ bool isConstantSource(const ir::Node &node) {
          node.numOperands() == 0;
 }
 
+// A weight whose value is known at compile time (a State input changes between runs).
 bool isWeightInput(const ir::Value &value) {
-  return value.isGraphInput() && value.inputKind() != ir::InputKind::User;
+  return value.isGraphInput() && value.inputKind() != ir::InputKind::User &&
+         value.inputKind() != ir::InputKind::State;
 }
 
 bool isConstantLike(const ir::Value &value) {

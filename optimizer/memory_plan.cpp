@@ -5,6 +5,11 @@
 //   2. Storage: each result of a non-view node that is not a graph output owns a buffer.
 //      Graph inputs, weights and outputs live outside the arena; a view result owns nothing
 //      and aliases the storage of its operand 0 (chains of views followed to the owner).
+//      A state output is written straight into the context's state (which is also where the
+//      State input is read from) only when that cannot clobber a read of the old value: its
+//      producer runs after every other reader of the state and reads the state only where it
+//      writes (operand 0 of a scatter / slice_scatter, or a same-index elementwise operand).
+//      Otherwise it owns an arena buffer and is copied into the state after the last node.
 //   3. Live interval of a buffer = [its producer's position, the last position that reads
 //      the owner or any view of it]; a graph output that is a view of a buffer keeps the
 //      buffer alive through the return. An unread buffer lives at its producer only.
@@ -129,8 +134,13 @@ const ir::Value *storageOwner(const ir::Value *value) {
   return value;
 }
 
-bool ownsArenaStorage(const ir::Graph &graph, const ir::Value *value) {
-  return !value->isGraphInput() && !isView(value) && !graph.isOutput(value);
+/// State outputs that must be computed in the arena and copied into the state at the end.
+using StagedOutputs = std::set<const ir::Value *>;
+
+bool ownsArenaStorage(const ir::Graph &graph, const ir::Value *value,
+                      const StagedOutputs &staged) {
+  return !value->isGraphInput() && !isView(value) &&
+         (!graph.isOutput(value) || staged.count(value) != 0);
 }
 
 /// Bytes of `value` with every symbol at its upper bound; nullopt if one is unbounded (or
@@ -187,9 +197,10 @@ bool isSameIndexElementwise(const ir::Node &node) {
 /// `operandIndex`, given the last position each owner is read at.
 bool canTakeOver(const ir::Graph &graph, const ir::Node &node, int position, int operandIndex,
                  const ir::Value *result,
-                 const std::unordered_map<const ir::Value *, int> &lastUse) {
+                 const std::unordered_map<const ir::Value *, int> &lastUse,
+                 const StagedOutputs &staged) {
   const ir::Value *operand = node.operand(operandIndex);
-  if (!ownsArenaStorage(graph, operand) || lastUse.at(operand) != position)
+  if (!ownsArenaStorage(graph, operand, staged) || lastUse.at(operand) != position)
     return false;
   if (operand->type().shape != result->type().shape ||
       ir::dtypeSize(operand->type().dtype) != ir::dtypeSize(result->type().dtype))
@@ -201,29 +212,85 @@ bool canTakeOver(const ir::Graph &graph, const ir::Node &node, int position, int
   return node.op() != ir::OpKind::Fusion || bodyReadsInputAtSameIndex(*node.body(), operandIndex);
 }
 
+/// Whether the state output `output` (updating `stateInput`) may be written where the state
+/// lives: see step 2 above. `order` is the schedule.
+bool writesStateInPlace(const ir::Graph &graph, const std::vector<ir::Node *> &order,
+                        const ir::Value *output, const ir::Value *stateInput) {
+  if (output->isGraphInput() || isView(output) ||
+      std::count(graph.outputs().begin(), graph.outputs().end(), output) != 1)
+    return false;
+  const ir::Node *producer = output->producer();
+  bool after = false;
+  for (const ir::Node *node : order) {
+    if (node == producer) {
+      after = true;
+      for (int k = 0; k < node->numOperands(); ++k) {
+        const ir::Value *operand = node->operand(k);
+        if (storageOwner(operand) != stateInput)
+          continue;
+        bool scatterSelf = (node->op() == ir::OpKind::Scatter ||
+                            node->op() == ir::OpKind::SliceScatter) &&
+                           k == 0 && operand == stateInput;
+        bool sameIndex = isSameIndexElementwise(*node) && operand == stateInput &&
+                         operand->type().shape == output->type().shape &&
+                         (node->op() != ir::OpKind::Fusion ||
+                          bodyReadsInputAtSameIndex(*node->body(), k));
+        if (!scatterSelf && !sameIndex)
+          return false;
+      }
+      continue;
+    }
+    if (!after)
+      continue;
+    for (const ir::Value *operand : node->operands())
+      if (storageOwner(operand) == stateInput)
+        return false;
+  }
+  for (size_t i = 0; i < graph.numUserOutputs(); ++i)
+    if (storageOwner(graph.outputs()[i]) == stateInput)
+      return false; // copied to the caller after the last node
+  return after;
+}
+
+StagedOutputs stagedStateOutputs(const ir::Graph &graph, const std::vector<ir::Node *> &order) {
+  StagedOutputs staged;
+  for (size_t i = graph.numUserOutputs(); i < graph.outputs().size(); ++i) {
+    const ir::Value *stateInput = nullptr;
+    for (const auto &input : graph.inputs())
+      if (input->inputKind() == ir::InputKind::State && input->weightName() == *graph.stateOf(i))
+        stateInput = input.get();
+    const ir::Value *output = graph.outputs()[i];
+    if (!writesStateInPlace(graph, order, output, stateInput) && !output->isGraphInput() &&
+        !isView(output))
+      staged.insert(output);
+  }
+  return staged;
+}
+
 GraphRequests collectRequests(const ir::Graph &graph) {
   GraphRequests out;
   for (const auto &node : graph.nodes())
     out.order.push_back(node.get());
   const int returnPosition = static_cast<int>(out.order.size());
+  const StagedOutputs staged = stagedStateOutputs(graph, out.order);
 
   // Last reads of each buffer owner, through any view.
   std::unordered_map<const ir::Value *, int> lastUse;
   for (int position = 0; position < returnPosition; ++position) {
     const ir::Node *node = out.order[static_cast<size_t>(position)];
     for (int i = 0; i < node->numResults(); ++i) {
-      if (ownsArenaStorage(graph, node->result(i)))
+      if (ownsArenaStorage(graph, node->result(i), staged))
         lastUse[node->result(i)] = position;
     }
     for (const ir::Value *operand : node->operands()) {
       const ir::Value *owner = storageOwner(operand);
-      if (ownsArenaStorage(graph, owner))
+      if (ownsArenaStorage(graph, owner, staged))
         lastUse[owner] = position; // positions only grow, so this is the max
     }
   }
   for (const ir::Value *output : graph.outputs()) {
     const ir::Value *owner = storageOwner(output);
-    if (ownsArenaStorage(graph, owner))
+    if (ownsArenaStorage(graph, owner, staged))
       lastUse[owner] = returnPosition;
   }
 
@@ -242,7 +309,7 @@ GraphRequests collectRequests(const ir::Graph &graph) {
     std::set<const ir::Value *> donors; // taken over by an earlier result of this node
     for (int i = 0; i < node.numResults(); ++i) {
       const ir::Value *result = node.result(i);
-      if (!ownsArenaStorage(graph, result))
+      if (!ownsArenaStorage(graph, result, staged))
         continue;
       std::optional<int64_t> bytes = upperBoundBytes(result, bounds);
       if (!bytes) {
@@ -254,7 +321,7 @@ GraphRequests collectRequests(const ir::Graph &graph) {
       BufferRequest request{*bytes, position, lastUse.at(result), -1};
       for (int k = 0; isSameIndexElementwise(node) && k < node.numOperands(); ++k) {
         const ir::Value *operand = node.operand(k);
-        if (donors.count(operand) != 0 || !canTakeOver(graph, node, position, k, result, lastUse))
+        if (donors.count(operand) != 0 || !canTakeOver(graph, node, position, k, result, lastUse, staged))
           continue;
         request.inPlaceOf = requestIndex.at(operand);
         donors.insert(operand);

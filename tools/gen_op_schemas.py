@@ -105,6 +105,8 @@ EXTRA_OVERLOADS = [
     # positional convolution, U-Net decoders) and linalg_vector_norm, which core ATen keeps.
     "conv1d.padding", "conv_transpose1d.default", "conv3d.default", "_weight_norm.default",
     "linalg_vector_norm.default",
+    # Model state: an LLM's static KV cache updated in place (HF's ExecuTorch export recipe).
+    "index_copy.default", "index_copy_.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

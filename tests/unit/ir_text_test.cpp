@@ -286,7 +286,7 @@ TEST_CASE("parse errors name the line and column") {
         "test.tir:4:1: unexpected text after the graph");
   CHECK(parseError(header + "  %y = relu(%x) : f32[2]\n") == "test.tir:3:1: expected 'return'");
   CHECK(parseError("graph @g(%x: f32[2] {weight=\"w\"}) -> () {\n  return\n}\n") ==
-        "test.tir:1:22: expected 'param', 'buffer' or 'constant'");
+        "test.tir:1:22: expected 'param', 'buffer', 'constant' or 'state'");
   CHECK(parseError("\n\n  // only a comment\n") == "test.tir:4:1: expected 'graph'");
   CHECK(parseError("graph @g(%x: f32[2]) -> (f32[2]) symbols(s0: [1, 2], s0: [1, 3]) {\n"
                    "  return %x\n}\n") == "test.tir:1:54: redefinition of symbol 's0'");
@@ -296,4 +296,30 @@ TEST_CASE("bad symbolic dims report the parseSymExpr message at the dim") {
   std::string message =
       parseError("graph @g(%x: f32[?(s0+)]) -> () {\n  return\n}\n");
   CHECK(message.rfind("test.tir:1:18: bad symbolic expression '(s0+)'", 0) == 0);
+}
+
+TEST_CASE("state inputs and state outputs round-trip") {
+  std::string text = R"(graph @step(
+    %x: f32[1,4],
+    %pos: i64[1],
+    %cache: f32[8,4] {state="cache"},
+    %count: i64[] {state="count"}
+) -> (f32[8,4], f32[8,4], i64[]) {
+  %0 = expand(%pos) {shape=[1,4]} : i64[1,4]
+  %1 = scatter(%cache, %0, %x) {dim=0, include_self=true, reduce="none"} : f32[8,4]
+  %2 = add(%count, %count) : i64[]
+  return %1, %1 {state="cache"}, %2 {state="count"}
+}
+)";
+  std::unique_ptr<Graph> graph = parseOrFail(text);
+  CHECK(printGraph(*graph) == text);
+  CHECK(graph->numUserOutputs() == 1);
+  REQUIRE(graph->stateOf(1) != nullptr);
+  CHECK(*graph->stateOf(1) == "cache");
+  CHECK(*graph->stateOf(2) == "count");
+  CHECK(graph->stateOf(0) == nullptr);
+  CHECK(graph->input(2)->inputKind() == InputKind::State);
+  CHECK(parseError("graph @g(%x: f32[2] {state=\"s\"}) -> (f32[2], f32[2]) {\n"
+                   "  return %x {state=\"s\"}, %x\n}\n") ==
+        "test.tir:2:26: a user output after a state output");
 }

@@ -373,3 +373,34 @@ TEST_CASE("memoryStats: an unplanned graph") {
 }
 
 } // namespace
+
+TEST_CASE("plan-memory: a state updated by a scatter is written in place unless read later") {
+  // The cache's only reader is the scatter that updates it: the update is written where the
+  // state lives (no arena buffer; codegen skips the scatter's copy of its input).
+  auto graph = parse(R"(graph @g(%x: f32[1,4], %i: i64[1,4], %cache: f32[8,4] {state="cache"}) -> (f32[8,4], f32[8,4]) {
+  %new = scatter(%cache, %i, %x) {dim=0, include_self=true, reduce="none"} : f32[8,4]
+  %y = relu(%new) : f32[8,4]
+  return %y, %new {state="cache"}
+}
+)");
+  plan(*graph);
+  CHECK(offsetsOf(*graph, "new") == std::vector<int64_t>{-1});
+  // A later read of the old cache would see the update: the new value gets an arena buffer
+  // and is copied into the state after the last node.
+  auto later = parse(R"(graph @g(%x: f32[1,4], %i: i64[1,4], %cache: f32[8,4] {state="cache"}) -> (f32[8,4], f32[8,4]) {
+  %new = scatter(%cache, %i, %x) {dim=0, include_self=true, reduce="none"} : f32[8,4]
+  %old = relu(%cache) : f32[8,4]
+  return %old, %new {state="cache"}
+}
+)");
+  plan(*later);
+  CHECK(offsetsOf(*later, "new") == std::vector<int64_t>{0});
+  // A producer that reads the state at other positions (a softmax) is not in place either.
+  auto reads = parse(R"(graph @g(%cache: f32[8,4] {state="cache"}) -> (f32[8,4]) {
+  %new = softmax(%cache) {dim=1} : f32[8,4]
+  return %new {state="cache"}
+}
+)");
+  plan(*reads);
+  CHECK(offsetsOf(*reads, "new") == std::vector<int64_t>{0});
+}

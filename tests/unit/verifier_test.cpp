@@ -281,3 +281,26 @@ TEST_CASE("verifier: aten_call keeps its declared types") {
 }
 
 } // namespace
+
+TEST_CASE("verifier: a state output updates one state input of its type, once") {
+  Graph graph{"step"};
+  Value *x = graph.addInput("x", f32({4}));
+  Value *state = graph.addInput("s", f32({4}), InputKind::State, "cache");
+  Node *add = graph.appendNode(OpKind::Add, {state, x}, {f32({4})});
+  graph.setOutputs({x});
+  graph.addStateOutput(add->result(), "cache");
+  CHECK(verify(graph) == "ok");
+  graph.addStateOutput(add->result(), "cache");
+  CHECK(verify(graph) == "state output 2 ('cache'): the state is updated twice");
+
+  Graph wrong{"step"};
+  Value *y = wrong.addInput("y", f32({2}));
+  wrong.addInput("s", f32({4}), InputKind::State, "cache");
+  wrong.setOutputs({});
+  wrong.addStateOutput(y, "cache");
+  CHECK(verify(wrong) == "state output 0 ('cache'): the value is f32[2] but the state is f32[4]");
+  Graph unknown{"step"};
+  Value *z = unknown.addInput("z", f32({4}));
+  unknown.addStateOutput(z, "nothing");
+  CHECK(verify(unknown) == "state output 0 ('nothing'): no state input has that name");
+}
