@@ -10,6 +10,7 @@
 // i, f, g, o; GRU gates r, z, n with h' = (h - n) * z + n.
 #include "frontend/aten_rnn.h"
 
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,13 @@ int64_t gateCount(CellKind kind) {
   default:
     return 1;
   }
+}
+
+/// `value` as a message shows it ("0.5", not to_string's "0.500000").
+std::string shortNumber(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
 }
 
 // ---- emission helpers ----
@@ -348,7 +356,7 @@ Status importRecurrentLayer(NodeImport &node, CellKind kind) {
     return invalidInput("node '" + node.name() + "': num_layers " +
                         std::to_string(args.numLayers) + " (must be at least 1)");
   if (train && dropout > 0 && args.numLayers > 1)
-    return node.unsupportedFeature("dropout " + std::to_string(dropout) +
+    return node.unsupportedFeature("dropout " + shortNumber(dropout) +
                                    " between layers in training mode; export in eval mode");
   const ir::TensorType &inputType = input->type();
   if (inputType.rank() != 3)

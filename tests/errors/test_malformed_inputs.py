@@ -284,6 +284,43 @@ def test_unsupported_op_is_reported_not_fatal(tmp_path):
     assert re.search(r"node 'relu' \(aten\._pdist_forward\.default\): no thunderc lowering", report.stdout)
 
 
+GALLERY_LSTM = os.path.join(os.environ.get("THUNDERC_GALLERY_DIR", "build/gallery"), "nn_lstm",
+                            "train.pt2")
+
+
+def lstm_report(tmp_path, edit):
+    """`--emit=report` of the gallery's nn_lstm (training IR: one lstm.input node) after `edit`."""
+    if not os.path.isfile(GALLERY_LSTM):
+        pytest.skip(f"{GALLERY_LSTM} not exported")
+    path = mutate_json(GALLERY_LSTM, tmp_path, model_member, edit)
+    report = run(path, "--emit=report")
+    assert report.returncode == 0, report.stderr
+    return report.stdout
+
+
+def test_lstm_symbolic_sequence_length(tmp_path):
+    def edit(doc):
+        doc["range_constraints"] = {"s7": {"min_val": 2, "max_val": 64}}
+        sizes = doc["graph_module"]["graph"]["tensor_values"]["x"]["sizes"]
+        sizes[1] = {"as_expr": {"expr_str": "Symbol('s7', positive=True, integer=True)",
+                                "hint": {"as_int": 6}}}
+    report = lstm_report(tmp_path, edit)
+    assert re.search(r"node 'lstm' \(aten\.lstm\.input\): .*symbolic sequence length \?s\d+: "
+                     r"the sequence length must be static", report), report
+
+
+def test_lstm_training_dropout(tmp_path):
+    def edit(doc):
+        for arg in first_node(doc, "lstm.input")["inputs"]:
+            if arg["name"] == "train":
+                arg["arg"] = {"as_bool": True}
+            if arg["name"] == "dropout":
+                arg["arg"] = {"as_float": 0.5}
+    report = lstm_report(tmp_path, edit)
+    assert re.search(r"node 'lstm' \(aten\.lstm\.input\): .*dropout 0\.5 between layers in "
+                     r"training mode", report), report
+
+
 def test_interpreting_an_unsupported_op(tmp_path):
     def edit(doc):
         first_node(doc, "relu.default")["target"] = "torch.ops.aten._pdist_forward.default"
