@@ -321,6 +321,36 @@ def test_lstm_training_dropout(tmp_path):
                      r"training mode", report), report
 
 
+def insert_layout_query(doc, target, output):
+    """Puts a layout query of input x before the first node, as export may leave one."""
+    nodes = doc["graph_module"]["graph"]["nodes"]
+    nodes.insert(0, {"target": f"torch.ops.aten.{target}",
+                     "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}, "kind": 1}],
+                     "outputs": [output], "metadata": {}, "name": "query"})
+
+
+def test_layout_queries_compile(tmp_path):
+    # sym_storage_offset's SymInt comes from sym_int_values; a contiguity the exporter resolved
+    # (output None) leaves nothing to compute.
+    def edit(doc):
+        insert_layout_query(doc, "sym_storage_offset.default",
+                            {"as_sym_int": {"as_name": "offset"}})
+        doc["graph_module"]["graph"]["sym_int_values"]["offset"] = {"as_int": 0}
+        insert_layout_query(doc, "sym_is_contiguous.default", {"as_none": True})
+    report = run(mutate_json(DYNAMIC, tmp_path, model_member, edit), "--emit=report")
+    assert report.returncode == 0, report.stderr
+    assert "0 unsupported" in report.stdout and "3 shape arithmetic" in report.stdout, report.stdout
+
+
+def test_layout_query_known_at_run_time(tmp_path):
+    def edit(doc):
+        insert_layout_query(doc, "sym_is_contiguous.default", {"as_sym_bool": {"as_name": "c"}})
+    path = mutate_json(DYNAMIC, tmp_path, model_member, edit)
+    expect(run(path), EXIT_UNSUPPORTED,
+           r"node 'query'.*symbolic contiguity 'c' of node 'query': its value is only known at "
+           r"run time")
+
+
 def test_interpreting_an_unsupported_op(tmp_path):
     def edit(doc):
         first_node(doc, "relu.default")["target"] = "torch.ops.aten._pdist_forward.default"
