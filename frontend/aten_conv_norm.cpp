@@ -274,7 +274,9 @@ namespace {
 /// [C, 1, ..., 1] with `trailing` ones: a per-channel parameter broadcast over NC... inputs.
 ir::Shape channelShape(const ir::Dim &channels, size_t trailing) {
   ir::Shape shape{channels};
-  shape.resize(trailing + 1, ir::Dim(1));
+  // (Appended one by one: GCC 12 flags resize(n, Dim(1))'s inlined fill as maybe-uninitialized.)
+  for (size_t i = 0; i < trailing; ++i)
+    shape.emplace_back(1);
   return shape;
 }
 
@@ -383,6 +385,56 @@ Status importInstanceNorm(NodeImport &node) {
   attrs.set("eps", eps);
   TC_ASSIGN_OR_RETURN(Value * y, emitInferred(node, OpKind::BatchNorm, operands, std::move(attrs)));
   return bindOnlyResult(node, y);
+}
+
+Status importBatchStatsNorm(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
+  TC_ASSIGN_OR_RETURN(Value * weight, node.optionalTensor("weight"));
+  TC_ASSIGN_OR_RETURN(Value * bias, node.optionalTensor("bias"));
+  TC_ASSIGN_OR_RETURN(bool training, node.boolArg("training"));
+  TC_ASSIGN_OR_RETURN(double eps, node.floatArg("eps"));
+  if (!training)
+    return invalidInput("batch norm without running statistics in evaluation mode (training="
+                        "False) in node '" + node.name() + "': PyTorch requires them there");
+  const ir::TensorType &type = input->type();
+  if (type.rank() < 2)
+    return invalidInput("batch norm input " + type.str() + " of node '" + node.name() +
+                        "' needs a channel dim");
+  TC_ASSIGN_OR_RETURN(DType compute, normComputeDType(node, type.dtype, "batch norm"));
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < type.rank(); ++d)
+    dims.push_back(d);
+  Value *x = node.castTo(input, compute);
+  TC_ASSIGN_OR_RETURN(Value * mean, reduce(node, OpKind::Mean, x, dims, true));
+  AttrMap varAttrs;
+  varAttrs.set("correction", 0.0);
+  varAttrs.set("dims", dims);
+  varAttrs.set("keepdim", true);
+  TC_ASSIGN_OR_RETURN(Value * var, emitInferred(node, OpKind::Var, {x}, std::move(varAttrs)));
+  TC_ASSIGN_OR_RETURN(Value * shifted,
+                      binary(node, OpKind::Add, var, node.scalarConstant(eps, compute)));
+  TC_ASSIGN_OR_RETURN(Value * rstd, unary(node, OpKind::Rsqrt, shifted));
+  TC_ASSIGN_OR_RETURN(Value * centered, binary(node, OpKind::Sub, x, mean));
+  TC_ASSIGN_OR_RETURN(Value * y, binary(node, OpKind::Mul, centered, rstd));
+  ir::Shape perChannel = channelShape(type.shape[1], type.shape.size() - 2);
+  if (weight) {
+    TC_ASSIGN_OR_RETURN(Value * scale, reshape(node, node.castTo(weight, compute), perChannel));
+    TC_ASSIGN_OR_RETURN(y, binary(node, OpKind::Mul, y, scale));
+  }
+  if (bias) {
+    TC_ASSIGN_OR_RETURN(Value * shift, reshape(node, node.castTo(bias, compute), perChannel));
+    TC_ASSIGN_OR_RETURN(y, binary(node, OpKind::Add, y, shift));
+  }
+  TC_TRY(bindResult(node, 0, node.castTo(y, type.dtype)));
+  Value *stats[] = {mean, rstd};
+  for (int i = 1; i < std::min(node.numOutputs(), 3); ++i) {
+    if (!node.isOutputUsed(i))
+      continue;
+    TC_ASSIGN_OR_RETURN(ir::TensorType recorded, node.outputType(i));
+    TC_ASSIGN_OR_RETURN(Value * flat, reshape(node, stats[i - 1], {type.shape[1]}));
+    TC_TRY(bindResult(node, i, node.castTo(flat, recorded.dtype)));
+  }
+  return Status::success();
 }
 
 namespace {

@@ -29,6 +29,13 @@ Status importGroupNorm(NodeImport &node);
 /// else inference batch_norm with the running statistics.
 Status importInstanceNorm(NodeImport &node);
 
+/// _native_batch_norm_legit.no_stats (core ATen's form of instance_norm) and batch_norm.default
+/// in training mode without running statistics: normalization over every dim but the channel
+/// dim 1 with the batch's own mean and biased variance, then the optional per-channel affine.
+/// Outputs 1 and 2 of no_stats (save_mean, save_invstd: [C]) are computed when used. Nothing
+/// is updated (there are no running statistics); training=False is an error (PyTorch's too).
+Status importBatchStatsNorm(NodeImport &node);
+
 /// _weight_norm.default(v, g, dim) = v * g / norm of v over every dim but `dim` (over all
 /// dims when dim is -1).
 Status importWeightNorm(NodeImport &node);

@@ -11,6 +11,7 @@
 
 #include "frontend/aten_scatter.h"
 #include "frontend/aten_conv_norm.h"
+#include "frontend/aten_rnn.h"
 #include "frontend/node_importer.h"
 #include "ir/shape_inference.h"
 
@@ -392,6 +393,9 @@ Status importLayerNorm(NodeImport &node) {
 Status importBatchNorm(NodeImport &node) {
   if (node.schema().findArg("training") != nullptr) {
     TC_ASSIGN_OR_RETURN(bool training, node.boolArg("training"));
+    bool tracked = !node.isNone("running_mean") || !node.isNone("running_var");
+    if (training && !tracked) // batch statistics, nothing to update
+      return importBatchStatsNorm(node);
     if (training)
       return node.unsupportedFeature("batch_norm in training mode; export in eval mode");
   }
@@ -1131,6 +1135,58 @@ Status importCopyInto(NodeImport &node) {
 // any (and deterministic); the strides do not matter to a program that only reads values.
 Status importEmpty(NodeImport &node) { return emitFull(node, "", 0); }
 
+// resize(self, size) (core ATen) / resize_ (training IR, in place; the `torch.empty(0)
+// .resize_(n)` and out= patterns): the result takes the new shape and keeps self's first
+// elements in row-major order, like PyTorch for a contiguous self; the elements past self's
+// are uninitialized in PyTorch and zeros here (as for empty). An empty self may take any
+// shape, symbolic ones too; otherwise both sizes must be static.
+Status importResize(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  if (!node.isNone("memory_format"))
+    return node.unsupportedFeature("resize with a memory_format (its storage order is not the "
+                                   "element order)");
+  const ir::TensorType &type = self->type();
+  ir::Dim oldCount = ir::numElements(type.shape);
+  ir::Dim newCount = ir::numElements(out.shape);
+  if (oldCount == ir::Dim(0))
+    return emitFull(node, "", 0);
+  if (type.shape == out.shape)
+    return emitOne(node, OpKind::Copy, {self});
+  if (!oldCount.isStatic() || !newCount.isStatic())
+    return node.unsupportedFeature("resize of " + type.str() + " to " + out.str() +
+                                   ": with symbolic sizes only an empty tensor or an unchanged "
+                                   "shape is compiled");
+  if (node.state().viewResults.count(self))
+    return node.unsupportedFeature("resize of a view (its storage order is not its element "
+                                   "order)");
+  auto reshaped = [&](Value *x, ir::Shape shape) {
+    AttrMap attrs;
+    attrs.set("shape", ir::makeDimsAttr(shape));
+    return node.emitTemp(OpKind::Reshape, {x}, {type.dtype, std::move(shape)}, std::move(attrs));
+  };
+  Value *flat = reshaped(self, {oldCount});
+  if (newCount.value() <= oldCount.value()) {
+    AttrMap attrs;
+    attrs.set("dim", int64_t{0});
+    attrs.set("end", ir::makeDimAttr(newCount));
+    attrs.set("start", int64_t{0});
+    attrs.set("step", int64_t{1});
+    flat = node.emitTemp(OpKind::Slice, {flat}, {type.dtype, {newCount}}, std::move(attrs));
+  } else {
+    AttrMap zero;
+    zero.set("value", 0.0);
+    Value *tail = node.emitTemp(OpKind::Full, {},
+                                {type.dtype, {ir::Dim(newCount.value() - oldCount.value())}},
+                                std::move(zero));
+    AttrMap attrs;
+    attrs.set("dim", int64_t{0});
+    flat = node.emitTemp(OpKind::Concat, {flat, tail}, {type.dtype, {newCount}}, std::move(attrs));
+  }
+  // A copy, not a view: later in-place updates (fill_, copy_) write the result.
+  return emitOne(node, OpKind::Copy, {reshaped(flat, out.shape)});
+}
+
 // native_dropout(input, p, train): (output, keep mask). Inference (train=False) keeps every
 // element: (a copy of input, an all-true mask). train=True or None (PyTorch's default, which
 // trains) draws random masks, which a deterministic bundle does not do.
@@ -1571,6 +1627,20 @@ constexpr TableEntry kTable[] = {
     {"aten.instance_norm.default", importInstanceNorm},
     {"aten._weight_norm.default", importWeightNorm},
     {"aten.linalg_vector_norm.default", importVectorNorm},
+    // batch-statistics normalization (frontend/aten_conv_norm.cpp); recurrent layers and
+    // cells, unrolled (frontend/aten_rnn.cpp)
+    {"aten._native_batch_norm_legit.no_stats", importBatchStatsNorm},
+    {"aten.lstm.input", importLstm},
+    {"aten.gru.input", importGru},
+    {"aten.rnn_tanh.input", importRnnTanh},
+    {"aten.rnn_relu.input", importRnnRelu},
+    {"aten.lstm_cell.default", importLstmCell},
+    {"aten.gru_cell.default", importGruCell},
+    {"aten.rnn_tanh_cell.default", importRnnTanhCell},
+    {"aten.rnn_relu_cell.default", importRnnReluCell},
+    // storage resize (resize_ in training IR, resize in core ATen)
+    {"aten.resize_.default", importInplace<importResize>},
+    {"aten.resize.default", importResize},
 };
 // clang-format on
 

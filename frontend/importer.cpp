@@ -61,10 +61,14 @@ std::string shortTarget(const std::string &target) {
   return target.rfind(kPrefix, 0) == 0 ? target.substr(kPrefix.size()) : target;
 }
 
-// ATen ops that compute a SymInt: they become symbolic expressions, not IR nodes.
+// ATen ops that compute a SymInt: they become symbolic expressions, not IR nodes. The layout
+// queries among them (storage offset, contiguity) leave no runtime work either: the exporter
+// resolves a static answer into the nodes that read it (the query's output is then None) and
+// records a symbolic offset in sym_int_values; a SymBool no expression holds is refused.
+constexpr std::string_view kIsContiguous = "torch.ops.aten.sym_is_contiguous.default";
 constexpr std::string_view kSymIntAtenTargets[] = {
     "torch.ops.aten.sym_size.int", "torch.ops.aten.sym_numel.default",
-    "torch.ops.aten.sym_stride.int"};
+    "torch.ops.aten.sym_stride.int", "torch.ops.aten.sym_storage_offset.default", kIsContiguous};
 
 // Higher-order ops whose subgraph is imported inline (see inlineSubgraph).
 constexpr std::string_view kInlinedHigherOrderTargets[] = {kSetGradEnabled};
@@ -336,6 +340,10 @@ private:
   Status importSymIntNode(const Json &node, const std::string &name) {
     TC_ASSIGN_OR_RETURN(const Json *outputs, jsonArray(node, "outputs"));
     for (const Json &output : *outputs) {
+      const Json *symBool = jsonFind(output, "as_sym_bool");
+      if (symBool && jsonStringOr(node, "target") == kIsContiguous)
+        return unsupported("symbolic contiguity '" + jsonStringOr(*symBool, "as_name") +
+                           "' of node '" + name + "': its value is only known at run time");
       const Json *symInt = jsonFind(output, "as_sym_int");
       if (!symInt)
         continue;

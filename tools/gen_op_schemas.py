@@ -107,6 +107,12 @@ EXTRA_OVERLOADS = [
     "linalg_vector_norm.default",
     # Model state: an LLM's static KV cache updated in place (HF's ExecuTorch export recipe).
     "index_copy.default", "index_copy_.default",
+    # Recurrent layers and cells in training IR (nn.LSTM/GRU/RNN and their cells; core ATen
+    # holds them unrolled).
+    "lstm.input", "gru.input", "rnn_tanh.input", "rnn_relu.input", "lstm_cell.default",
+    "gru_cell.default", "rnn_tanh_cell.default", "rnn_relu_cell.default",
+    # resize_'s functional form in core ATen (`torch.empty(0).resize_(n)`).
+    "resize.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

@@ -18,8 +18,6 @@ GALLERY_DIR = os.environ.get("THUNDERC_GALLERY_DIR", "build/gallery")
 
 # (model, IR level) -> the ATen targets thunderc refuses there, with how often they occur.
 REFUSED = {
-    ("nn_gru", "train"): {"aten.gru.input": 1},
-    ("nn_lstm", "train"): {"aten.lstm.input": 1},
 }
 
 

@@ -284,6 +284,73 @@ def test_unsupported_op_is_reported_not_fatal(tmp_path):
     assert re.search(r"node 'relu' \(aten\._pdist_forward\.default\): no thunderc lowering", report.stdout)
 
 
+GALLERY_LSTM = os.path.join(os.environ.get("THUNDERC_GALLERY_DIR", "build/gallery"), "nn_lstm",
+                            "train.pt2")
+
+
+def lstm_report(tmp_path, edit):
+    """`--emit=report` of the gallery's nn_lstm (training IR: one lstm.input node) after `edit`."""
+    if not os.path.isfile(GALLERY_LSTM):
+        pytest.skip(f"{GALLERY_LSTM} not exported")
+    path = mutate_json(GALLERY_LSTM, tmp_path, model_member, edit)
+    report = run(path, "--emit=report")
+    assert report.returncode == 0, report.stderr
+    return report.stdout
+
+
+def test_lstm_symbolic_sequence_length(tmp_path):
+    def edit(doc):
+        doc["range_constraints"] = {"s7": {"min_val": 2, "max_val": 64}}
+        sizes = doc["graph_module"]["graph"]["tensor_values"]["x"]["sizes"]
+        sizes[1] = {"as_expr": {"expr_str": "Symbol('s7', positive=True, integer=True)",
+                                "hint": {"as_int": 6}}}
+    report = lstm_report(tmp_path, edit)
+    assert re.search(r"node 'lstm' \(aten\.lstm\.input\): .*symbolic sequence length \?s\d+: "
+                     r"the sequence length must be static", report), report
+
+
+def test_lstm_training_dropout(tmp_path):
+    def edit(doc):
+        for arg in first_node(doc, "lstm.input")["inputs"]:
+            if arg["name"] == "train":
+                arg["arg"] = {"as_bool": True}
+            if arg["name"] == "dropout":
+                arg["arg"] = {"as_float": 0.5}
+    report = lstm_report(tmp_path, edit)
+    assert re.search(r"node 'lstm' \(aten\.lstm\.input\): .*dropout 0\.5 between layers in "
+                     r"training mode", report), report
+
+
+def insert_layout_query(doc, target, output):
+    """Puts a layout query of input x before the first node, as export may leave one."""
+    nodes = doc["graph_module"]["graph"]["nodes"]
+    nodes.insert(0, {"target": f"torch.ops.aten.{target}",
+                     "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}, "kind": 1}],
+                     "outputs": [output], "metadata": {}, "name": "query"})
+
+
+def test_layout_queries_compile(tmp_path):
+    # sym_storage_offset's SymInt comes from sym_int_values; a contiguity the exporter resolved
+    # (output None) leaves nothing to compute.
+    def edit(doc):
+        insert_layout_query(doc, "sym_storage_offset.default",
+                            {"as_sym_int": {"as_name": "offset"}})
+        doc["graph_module"]["graph"]["sym_int_values"]["offset"] = {"as_int": 0}
+        insert_layout_query(doc, "sym_is_contiguous.default", {"as_none": True})
+    report = run(mutate_json(DYNAMIC, tmp_path, model_member, edit), "--emit=report")
+    assert report.returncode == 0, report.stderr
+    assert "0 unsupported" in report.stdout and "3 shape arithmetic" in report.stdout, report.stdout
+
+
+def test_layout_query_known_at_run_time(tmp_path):
+    def edit(doc):
+        insert_layout_query(doc, "sym_is_contiguous.default", {"as_sym_bool": {"as_name": "c"}})
+    path = mutate_json(DYNAMIC, tmp_path, model_member, edit)
+    expect(run(path), EXIT_UNSUPPORTED,
+           r"node 'query'.*symbolic contiguity 'c' of node 'query': its value is only known at "
+           r"run time")
+
+
 def test_interpreting_an_unsupported_op(tmp_path):
     def edit(doc):
         first_node(doc, "relu.default")["target"] = "torch.ops.aten._pdist_forward.default"

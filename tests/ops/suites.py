@@ -5,7 +5,8 @@ inputs that returns one tensor. Output <i> of a suite is case <i> of its table, 
 on an output names its case. Grouping cases into a few suites keeps CI time low: a suite is
 exported once per IR level, interpreted once, and compiled into ONE bundle per level.
 
-Suites: elementwise, reductions, shape, nn, conv_norm, resample, resample_indexed, scatter, roll
+Suites: elementwise, reductions, shape, nn, conv_norm, resample, resample_indexed, scatter, roll,
+rnn, batch_stats
 (see SUITES at the bottom).
 
 Export layout (`export_suite`), like models/export_zoo.py:
@@ -1215,6 +1216,146 @@ CONV_NORM_CASES: list[tuple[str, CaseFn]] = [
 
 
 # --------------------------------------------------------------------------------------------
+# rnn: recurrent layers and cells (lstm/gru/rnn_tanh/rnn_relu.input and *_cell in training IR,
+# unrolled by thunderc's importer; core ATen holds PyTorch's own unrolling: addmm/mm, sigmoid,
+# tanh, split_with_sizes, cat, flip)
+# --------------------------------------------------------------------------------------------
+
+
+def _rnn_inputs(g):
+    return {
+        "seq": _randn(g, 4, 3, 4),  # [T, B, features], time-major
+        "seqb": _randn(g, 3, 4, 4),  # batch-first
+        "seq1": _randn(g, 1, 2, 4),  # one time step
+        "h2": _randn(g, 2, 3, 6),  # [layers * directions, B, hidden] = 2 x [3, 6]
+        "c2": _randn(g, 2, 3, 6),
+        "h1": _randn(g, 1, 3, 6),
+        "hp": _randn(g, 2, 3, 3),  # projected LSTM: h0 [.., proj_size]
+        "x": _randn(g, 3, 4),  # cell input [B, features]
+        "hc": _randn(g, 3, 6),  # cell state [B, hidden]
+        "cc": _randn(g, 3, 6),
+    }
+
+
+def _rnn_submodules():
+    return {
+        "lstm": nn.LSTM(4, 6),
+        "lstm_deep_bi": nn.LSTM(4, 6, num_layers=2, bidirectional=True, batch_first=True),
+        "lstm_nobias_deep": nn.LSTM(4, 6, num_layers=2, bias=False, dropout=0.3),
+        "lstm_proj": nn.LSTM(4, 6, proj_size=3, bidirectional=True),
+        "lstm_proj_deep": nn.LSTM(4, 6, proj_size=3, num_layers=2, batch_first=True),
+        "gru": nn.GRU(4, 6),
+        "gru_deep_bi": nn.GRU(4, 6, num_layers=2, bidirectional=True),
+        "gru_nobias_bf": nn.GRU(4, 6, bias=False, batch_first=True),
+        "rnn_tanh": nn.RNN(4, 6),
+        "rnn_relu_bi": nn.RNN(4, 6, nonlinearity="relu", bidirectional=True, batch_first=True),
+        "rnn_relu_deep_nobias": nn.RNN(4, 6, num_layers=2, nonlinearity="relu", bias=False),
+        "lstm_cell": nn.LSTMCell(4, 6),
+        "lstm_cell_nobias": nn.LSTMCell(4, 6, bias=False),
+        "gru_cell": nn.GRUCell(4, 6),
+        "rnn_tanh_cell": nn.RNNCell(4, 6),
+        "rnn_relu_cell": nn.RNNCell(4, 6, nonlinearity="relu", bias=False),
+    }
+
+
+def _flat(result):
+    """One tensor from a recurrent module's (output, h_n) or (output, (h_n, c_n)) result, or a
+    cell's (h, c): every part flattened and concatenated, so one case checks them all."""
+    parts = []
+    for item in result if isinstance(result, tuple) else (result,):
+        parts.extend(item if isinstance(item, tuple) else (item,))
+    return torch.cat([p.flatten() for p in parts])
+
+
+RNN_CASES: list[tuple[str, CaseFn]] = [
+    # -- LSTM (lstm.input): output, h_n and c_n
+    ("lstm", lambda m, t: _flat(m.lstm(t.seq))),
+    ("lstm_initial_state", lambda m, t: _flat(m.lstm(t.seq, (t.h1, t.c2[:1])))),
+    ("lstm_deep_bidirectional_batch_first", lambda m, t: _flat(m.lstm_deep_bi(t.seqb))),
+    ("lstm_deep_nobias_eval_dropout", lambda m, t: m.lstm_nobias_deep(t.seq, (t.h2, t.c2))[0]),
+    ("lstm_proj_bidirectional", lambda m, t: _flat(m.lstm_proj(t.seq, (t.hp, t.c2)))),
+    ("lstm_proj_deep_batch_first", lambda m, t: m.lstm_proj_deep(t.seqb)[0]),
+    ("lstm_one_step", lambda m, t: m.lstm(t.seq1)[0]),
+    ("lstm_unbatched", lambda m, t: _flat(m.lstm(t.seq[:, 0]))),
+    ("lstm_noncontig", lambda m, t: m.lstm(t.seqb.transpose(0, 1))[0]),
+    # -- GRU (gru.input)
+    ("gru_initial_state", lambda m, t: _flat(m.gru(t.seq, t.h1))),
+    ("gru_deep_bidirectional", lambda m, t: _flat(m.gru_deep_bi(t.seq))),
+    ("gru_nobias_batch_first", lambda m, t: m.gru_nobias_bf(t.seqb)[0]),
+    # -- Elman RNN (rnn_tanh.input / rnn_relu.input)
+    ("rnn_tanh", lambda m, t: _flat(m.rnn_tanh(t.seq, t.h1))),
+    ("rnn_relu_bidirectional_batch_first", lambda m, t: _flat(m.rnn_relu_bi(t.seqb))),
+    ("rnn_relu_deep_nobias", lambda m, t: _flat(m.rnn_relu_deep_nobias(t.seq))),
+    # -- cells (lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell)
+    ("lstm_cell", lambda m, t: _flat(m.lstm_cell(t.x, (t.hc, t.cc)))),
+    ("lstm_cell_zero_state_nobias", lambda m, t: _flat(m.lstm_cell_nobias(t.x))),
+    ("gru_cell", lambda m, t: m.gru_cell(t.x, t.hc)),
+    ("gru_cell_unbatched", lambda m, t: m.gru_cell(t.x[0], t.hc[0])),
+    ("rnn_tanh_cell", lambda m, t: m.rnn_tanh_cell(t.x, t.hc)),
+    ("rnn_relu_cell_nobias", lambda m, t: m.rnn_relu_cell(t.x)),
+    ("cells_two_steps", lambda m, t: m.gru_cell(t.seq[1, :, :], m.gru_cell(t.seq[0], t.hc))),
+]
+
+
+# --------------------------------------------------------------------------------------------
+# batch_stats: batch-statistics normalization (instance_norm and F.batch_norm(training=True)
+# without running statistics in training IR; _native_batch_norm_legit.no_stats in core ATen),
+# storage resize (resize_ / resize) and the layout queries export may leave behind
+# (sym_is_contiguous)
+# --------------------------------------------------------------------------------------------
+
+
+def _batch_stats_inputs(g):
+    return {
+        "img": _randn(g, 2, 3, 4, 5),
+        "seq": _randn(g, 2, 3, 7),
+        "vec": _randn(g, 6, 3),
+        "a": _randn(g, 3, 4),
+    }
+
+
+def _batch_stats_submodules():
+    modules = {
+        "inorm": nn.InstanceNorm2d(3, affine=True),
+        "inorm1d": nn.InstanceNorm1d(3),
+    }
+    with torch.no_grad():
+        modules["inorm"].weight.copy_(1 + 0.3 * torch.randn(3))
+        modules["inorm"].bias.copy_(0.3 * torch.randn(3))
+    return modules
+
+
+def _no_stats(x, w=None, b=None):
+    return torch.ops.aten._native_batch_norm_legit.no_stats(x, w, b, True, 0.1, 1e-5)
+
+
+BATCH_STATS_CASES: list[tuple[str, CaseFn]] = [
+    # -- batch statistics
+    ("instance_norm_affine", lambda m, t: m.inorm(t.img)),
+    ("instance_norm_1d", lambda m, t: m.inorm1d(t.seq)),
+    ("instance_norm_noncontig", lambda m, t: m.inorm(t.img.transpose(2, 3))),
+    ("instance_norm_f16", lambda m, t: F.instance_norm(t.img.half(), eps=1e-3)),
+    ("instance_norm_bf16", lambda m, t: F.instance_norm(t.seq.bfloat16())),
+    ("batch_norm_batch_stats", lambda m, t: F.batch_norm(t.img, None, None, training=True)),
+    ("batch_norm_batch_stats_affine_2d", lambda m, t: F.batch_norm(
+        t.vec, None, None, m.inorm.weight, m.inorm.bias, training=True, eps=1e-3)),
+    ("no_stats", lambda m, t: _no_stats(t.img, m.inorm.weight, m.inorm.bias)[0]),
+    ("no_stats_save_mean", lambda m, t: _no_stats(t.seq)[1]),
+    ("no_stats_save_invstd", lambda m, t: _no_stats(t.img, m.inorm.weight)[2]),
+    # -- resize_ (core ATen: resize, or as_strided for a shrink)
+    ("resize_empty_fill", lambda m, t: torch.empty(0).resize_(3, 4).fill_(2.0) + t.a),
+    ("resize_shrink", lambda m, t: (t.a * 2).resize_(2, 5)),
+    # The grown tail is uninitialized in eager: only the kept elements are compared.
+    ("resize_grow_kept_part", lambda m, t: torch.where(
+        torch.arange(16).view(4, 4) < 12, (t.a + 1).resize_(4, 4), 0.0)),
+    ("resize_same", lambda m, t: (t.a - 1).resize_(3, 4)),
+    # -- layout queries (a sym_is_contiguous node in training IR, resolved by the exporter)
+    ("is_contiguous_view", lambda m, t: t.a + torch.ops.aten.sym_is_contiguous(t.a.t())),
+    ("is_contiguous_slice", lambda m, t: t.a * torch.ops.aten.sym_is_contiguous(t.a[:2])),
+]
+
+
+# --------------------------------------------------------------------------------------------
 # Registry
 # --------------------------------------------------------------------------------------------
 
@@ -1230,6 +1371,8 @@ SUITES: dict[str, Suite] = {
         Suite("scatter", _scatter_inputs, SCATTER_CASES),
         Suite("roll", _roll_inputs, ROLL_CASES),
         Suite("conv_norm", _conv_norm_inputs, CONV_NORM_CASES, _conv_norm_submodules),
+        Suite("rnn", _rnn_inputs, RNN_CASES, _rnn_submodules),
+        Suite("batch_stats", _batch_stats_inputs, BATCH_STATS_CASES, _batch_stats_submodules),
     ]
 }
 

@@ -45,16 +45,11 @@ NOT_YET = {
     "aten._local_scalar_dense.default": "tensor.item(): a data-dependent scalar (an unbacked "
                                         "SymInt) the IR has no value for",
     "aten.nonzero.default": "data-dependent output shape",
-    "aten.sym_storage_offset.default": "a SymInt query of a tensor's storage offset",
-    "aten.sym_is_contiguous.default": "a SymBool query of a tensor's memory layout",
-    "aten.resize_.default": "in-place storage resize",
     "aten.rand.default": "random numbers: the runtime has no generator yet",
     "aten.randn.default": "random numbers: the runtime has no generator yet",
     "aten.randperm.default": "random permutation: the runtime has no generator yet",
     "aten.sort.default": "sort along a dim",
     "aten.topk.default": "top-k along a dim",
-    "aten._native_batch_norm_legit.no_stats": "normalization with batch statistics "
-                                              "(instance_norm's core form)",
     "aten.avg_pool3d.default": "3-d pooling",
     "aten.max_pool3d_with_indices.default": "3-d pooling",
     "aten._adaptive_avg_pool3d.default": "3-d pooling",
