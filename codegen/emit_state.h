@@ -103,6 +103,10 @@ private:
 /// do not handle.
 Status emitNode(const ir::Node &node, EmitState &state);
 
+/// The run function's host variable holding cond predicate `id` ("predicate0"), declared
+/// before the first node and set by that cond_predicate node.
+std::string predicateVariable(int64_t id);
+
 // ---- helpers shared by the per-op files ----
 
 /// C++ expressions of a type's dims.

@@ -448,7 +448,31 @@ std::vector<std::pair<const ir::Value *, std::string>> gatherStridedOperands(con
   return swapped;
 }
 
+// cond_predicate: the 0-d bool operand to the host predicate (declared by the model emitter,
+// see predicateVariable) and to the result. On CUDA the read waits for the stream: the
+// branches' launches depend on it.
+void emitCondPredicate(const ir::Node &node, EmitState &state) {
+  CodeWriter &code = state.code();
+  std::string predicate = predicateVariable(ir::attr::predicate_id(node));
+  std::string in = state.ptr(node.operand(0));
+  std::string out = state.ptr(node.result());
+  if (!state.onDevice()) {
+    code.line(predicate + " = " + in + "[0];");
+    code.line(out + "[0] = " + predicate + ";");
+    return;
+  }
+  std::string label = "\"" + state.currentNodeLabel() + "\"";
+  code.line("TC_CUDA_TRY(tcg::check(cudaMemcpyAsync(&" + predicate + ", " + in +
+            ", sizeof(bool), cudaMemcpyDeviceToHost, ex.stream), \"cudaMemcpyAsync\"), " + label +
+            ");");
+  code.line("TC_CUDA_TRY(tcg::check(cudaStreamSynchronize(ex.stream), "
+            "\"cudaStreamSynchronize\"), " + label + ");");
+  state.copyElements("bool", in, "1", out);
+}
+
 } // namespace
+
+std::string predicateVariable(int64_t id) { return "predicate" + std::to_string(id); }
 
 Status emitNode(const ir::Node &node, EmitState &state) {
   state.code().line("// " + ir::printNode(node));
@@ -458,6 +482,10 @@ Status emitNode(const ir::Node &node, EmitState &state) {
     return state.backend().emitKernel(node, state);
   if (state.viewsAlias() && hasTrait(node.op(), ir::kView)) {
     state.code().line("// (a view: no code, it aliases its operand's buffer)");
+    return Status::success();
+  }
+  if (node.op() == OpKind::CondPredicate) {
+    emitCondPredicate(node, state);
     return Status::success();
   }
   std::vector<std::pair<const ir::Value *, std::string>> swapped;

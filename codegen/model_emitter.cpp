@@ -26,6 +26,15 @@ std::string quote(const std::string &text) {
   return out + "\"";
 }
 
+// "predicate0 && !predicate1" for the guard pairs [0, 1, 1, 0].
+std::string guardCondition(const std::vector<int64_t> &pairs) {
+  std::string condition;
+  for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+    condition += std::string(condition.empty() ? "" : " && ") + (pairs[i + 1] ? "" : "!") +
+                 predicateVariable(pairs[i]);
+  return condition;
+}
+
 std::vector<const ir::Value *> userInputs(const ir::Graph &graph) {
   std::vector<const ir::Value *> inputs;
   for (const auto &input : graph.inputs())
@@ -289,10 +298,20 @@ private:
       state.setLayouts(&layouts_);
     }
     assignPointers(state);
+    for (const auto &node : graph_.nodes())
+      if (node->op() == ir::OpKind::CondPredicate)
+        body.line("[[maybe_unused]] bool " + predicateVariable(ir::attr::predicate_id(*node)) +
+                  " = false;");
     for (const auto &node : graph_.nodes()) {
+      // A node of a cond branch runs only when the branch is taken.
+      const ir::AttrValue *guard = node->attrs().find(ir::kGuardAttr);
+      if (guard != nullptr)
+        body.open("if (" + guardCondition(std::get<std::vector<int64_t>>(*guard)) + ")");
       Status status = emitNode(*node, state);
       if (!status.ok())
         return std::move(status).error().withContext("node '" + node->name() + "'");
+      if (guard != nullptr)
+        body.close();
     }
     emitOutputCopies(state);
     std::vector<const ir::Value *> inputs = userInputs(graph_);

@@ -112,6 +112,8 @@ Node *Graph::appendNode(OpKind op, std::vector<Value *> operands,
 Node *Graph::insertNodeBefore(Node *before, OpKind op, std::vector<Value *> operands,
                               std::vector<TensorType> resultTypes, AttrMap attrs) {
   TC_CHECK(before->graph_ == this, "insertion point in another graph");
+  if (const AttrValue *guard = before->attrs().find(kGuardAttr); guard && !attrs.find(kGuardAttr))
+    attrs.set(kGuardAttr, *guard);
   return createNode(before->position_, op, std::move(operands), std::move(resultTypes),
                     std::move(attrs));
 }

@@ -157,7 +157,8 @@ public:
   /// Creates a node at the end of the graph with one result per entry of resultTypes.
   Node *appendNode(OpKind op, std::vector<Value *> operands,
                    std::vector<TensorType> resultTypes, AttrMap attrs = {});
-  /// Creates a node just before `before`.
+  /// Creates a node just before `before`. It runs under `before`'s cond guard (kGuardAttr)
+  /// unless `attrs` give one: a rewrite replacing `before` keeps its branch.
   Node *insertNodeBefore(Node *before, OpKind op, std::vector<Value *> operands,
                          std::vector<TensorType> resultTypes, AttrMap attrs = {});
   /// Removes a node whose results have no uses and are not graph outputs.

@@ -169,6 +169,10 @@ Status runNode(interp::OpCall &call) {
   case OpFamily::Shape:
     return interp::runShapeOp(call);
   case OpFamily::Other:
+    if (call.node.op() == OpKind::CondPredicate) {
+      call.result().data[0] = call.operand(0).data.at(0) != 0 ? 1 : 0;
+      return Status::success();
+    }
     break; // fusion and aten_call: handled by executeNode before its results are allocated
   }
   TC_CHECK(false, "op kind without an interpreter family");
@@ -178,6 +182,7 @@ Status runNode(interp::OpCall &call) {
 struct Values {
   std::unordered_map<const Value *, Tensor> live;
   std::unordered_map<const Value *, int> lastUse; ///< absent: never used by a node
+  std::unordered_map<int64_t, bool> predicates;   ///< cond_predicate id -> its value this run
 
   explicit Values(const Graph &graph) {
     int position = 0;
@@ -225,6 +230,7 @@ Status executeNode(const Node &node, const Bindings &bindings, Values &values);
 Status executeFusion(const Node &node, const Bindings &bindings, Values &values) {
   const Graph &body = *node.body();
   Values inner(body);
+  inner.predicates = values.predicates;
   for (int i = 0; i < node.numOperands(); ++i) {
     auto it = values.live.find(node.operand(i));
     TC_CHECK(it != values.live.end(), "operand used before its definition or after its free");
@@ -245,9 +251,36 @@ Status executeFusion(const Node &node, const Bindings &bindings, Values &values)
   return Status::success();
 }
 
+/// Whether a node guarded by a cond branch (kGuardAttr) runs: every predicate it names holds
+/// with its polarity.
+bool guardHolds(const Node &node, const Values &values) {
+  const AttrValue *guard = node.attrs().find(kGuardAttr);
+  if (guard == nullptr)
+    return true;
+  const auto &pairs = std::get<std::vector<int64_t>>(*guard);
+  for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+    auto it = values.predicates.find(pairs[i]);
+    TC_CHECK(it != values.predicates.end(), "guard names a predicate not computed before it");
+    if (it->second != (pairs[i + 1] != 0))
+      return false;
+  }
+  return true;
+}
+
 /// Step 3 of interpret() for one node: allocate its results, run its op family, round and
-/// store the results.
+/// store the results. A node of the branch a cond does not take only gets zero results (the
+/// cond's where() does not select them).
 Status executeNode(const Node &node, const Bindings &bindings, Values &values) {
+  if (!guardHolds(node, values)) {
+    for (int r = 0; r < node.numResults(); ++r) {
+      const TensorType &type = node.result(r)->type();
+      TC_ASSIGN_OR_RETURN(std::vector<int64_t> shape, evaluateShape(type.shape, bindings));
+      size_t count = static_cast<size_t>(interp::shapeNumel(shape));
+      values.live.emplace(node.result(r),
+                          Tensor{type.dtype, std::move(shape), std::vector<double>(count)});
+    }
+    return Status::success();
+  }
   if (node.op() == OpKind::Fusion)
     return executeFusion(node, bindings, values);
   if (node.op() == OpKind::AtenCall)
@@ -278,6 +311,8 @@ Status executeNode(const Node &node, const Bindings &bindings, Values &values) {
         element = interp::roundToDType(element, result.dtype);
     values.live.emplace(node.result(r), std::move(result));
   }
+  if (node.op() == OpKind::CondPredicate)
+    values.predicates[attr::predicate_id(node)] = values.live.at(node.result()).data[0] != 0;
   return Status::success();
 }
 

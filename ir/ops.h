@@ -117,6 +117,14 @@ inline bool hasTrait(OpKind kind, OpTrait trait) { return (opInfo(kind).traits &
 /// view aliasing its operand, a graph output written straight to the caller's buffer).
 inline constexpr const char *kArenaOffsetsAttr = "arena_offsets";
 
+/// An annotation any op may carry, set by the importer on the nodes of a torch.cond branch:
+/// pairs [predicate_id, polarity, ...] (polarity 1 or 0). The node runs only when every named
+/// host predicate (set by the cond_predicate node of that id, which comes earlier) equals
+/// its polarity; otherwise its results are undefined and only where() of the cond reads
+/// them. A producer's guard is a subset of each of its consumers' guards, but for that where
+/// (and a fusion holding it).
+inline constexpr const char *kGuardAttr = "guard";
+
 /// Looks an op up by its text-IR name; nullopt if unknown.
 std::optional<OpKind> findOp(std::string_view name);
 

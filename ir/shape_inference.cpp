@@ -323,7 +323,7 @@ Expected<TypeList> single(Expected<TensorType> type) {
 }
 
 // Elementwise unary and binary ops are inferred by family; every other op has a case below.
-static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 48,
+static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 49,
               "ir/ops.def changed: give the new op a case in inferByOp");
 
 // Unary and binary ops by family, the others with one case per op of ir/ops.def. The operand
@@ -425,6 +425,10 @@ Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap 
   case OpKind::Fusion:
     // The result types are the body's output types; the verifier checks the body.
     return declared;
+  case OpKind::CondPredicate:
+    if (x.rank() != 0 || x.dtype != DType::Bool)
+      return invalidInput("cond_predicate expects a 0-d bool operand, got " + x.str());
+    return TypeList{TensorType{DType::Bool, {}}};
   default:
     break;
   }

@@ -6,6 +6,7 @@
 //   2. attributes: exactly those ir/ops.def declares, with the declared types, and every
 //      symbol a dim attribute mentions is declared (so shape functions can read attributes
 //      with the typed getters);
+//      a cond branch's `guard` is well formed and no unguarded reader sees a guarded value;
 //   3. types: symbol ranges are sane, types have no negative dims and declare their symbols,
 //      and every node's result types equal inferResultTypes.
 #include "ir/verifier.h"
@@ -14,6 +15,7 @@
 #include <set>
 #include <string>
 
+#include "ir/op_attributes.h"
 #include "ir/shape_inference.h"
 
 namespace thunderc::ir {
@@ -251,6 +253,52 @@ bool isDeclaredAttr(const OpInfo &info, const std::string &name) {
                      [&](const AttrSpec &spec) { return spec.name == name; });
 }
 
+// The guard pairs of a node (ir/ops.h kGuardAttr), empty when it has none.
+std::set<std::pair<int64_t, int64_t>> guardOf(const Node &node) {
+  std::set<std::pair<int64_t, int64_t>> pairs;
+  const AttrValue *guard = node.attrs().find(kGuardAttr);
+  const auto *list = guard ? std::get_if<std::vector<int64_t>>(guard) : nullptr;
+  for (size_t i = 0; list && i + 1 < list->size(); i += 2)
+    pairs.insert({(*list)[i], (*list)[i + 1]});
+  return pairs;
+}
+
+// A guard is [predicate_id, polarity, ...] pairs with polarity 0 or 1, each id set by an
+// earlier cond_predicate, and a node runs whenever a consumer of its results runs: its guard
+// is a subset of each consumer's, where() and fusions excepted (a cond's where reads both
+// branches and selects). Graph outputs are never guarded.
+Status verifyGuard(const Graph &graph, const Node &node, int index,
+                   const std::set<int64_t> &predicatesBefore) {
+  const AttrValue *guard = node.attrs().find(kGuardAttr);
+  if (guard != nullptr) {
+    const auto *list = std::get_if<std::vector<int64_t>>(guard);
+    bool wellFormed = list != nullptr && !list->empty() && list->size() % 2 == 0;
+    for (size_t i = 0; wellFormed && i < list->size(); i += 2)
+      wellFormed = predicatesBefore.count((*list)[i]) && ((*list)[i + 1] == 0 || (*list)[i + 1] == 1);
+    if (!wellFormed)
+      return nodeError(node, index,
+                       "attribute 'guard' must list [predicate_id, polarity] pairs of earlier "
+                       "cond_predicate nodes");
+  }
+  std::set<std::pair<int64_t, int64_t>> mine = guardOf(node);
+  // A cond's where() reads both branches and keeps the taken one's values; a fusion may hold
+  // such a where (fuse groups only nodes of equal guards, besides).
+  bool selectsBranches = node.op() == OpKind::Where || node.op() == OpKind::Fusion;
+  for (const Value *operand : node.operands()) {
+    if (selectsBranches)
+      break;
+    if (operand->producer() == nullptr)
+      continue;
+    std::set<std::pair<int64_t, int64_t>> needed = guardOf(*operand->producer());
+    if (!std::includes(mine.begin(), mine.end(), needed.begin(), needed.end()))
+      return nodeError(node, index, "reads a value of a cond branch it is not guarded by");
+  }
+  for (int r = 0; r < node.numResults(); ++r)
+    if (!mine.empty() && graph.isOutput(node.result(r)))
+      return nodeError(node, index, "a guarded result is a graph output");
+  return Status::success();
+}
+
 Status verifyAttributes(const Graph &graph, const Node &node, int index) {
   const OpInfo &info = node.info();
   for (const AttrSpec &spec : info.attributes) {
@@ -265,6 +313,8 @@ Status verifyAttributes(const Graph &graph, const Node &node, int index) {
                            ", expected " + attrTypeName(spec.type));
   }
   for (const auto &[name, value] : node.attrs().all()) {
+    if (name == kGuardAttr)
+      continue; // checked by verifyGuard
     if (name == kArenaOffsetsAttr) {
       const auto *offsets = std::get_if<std::vector<int64_t>>(&value);
       if (offsets == nullptr || offsets->size() != static_cast<size_t>(node.numResults()))
@@ -369,8 +419,13 @@ Status verifyBody(const Node &node, int index) {
 Status verifyGraph(const Graph &graph) {
   TC_TRY(StructureVerifier(graph).run());
   int index = 0;
-  for (const auto &node : graph.nodes())
-    TC_TRY(verifyAttributes(graph, *node, index++));
+  std::set<int64_t> predicatesBefore;
+  for (const auto &node : graph.nodes()) {
+    TC_TRY(verifyAttributes(graph, *node, index));
+    TC_TRY(verifyGuard(graph, *node, index++, predicatesBefore));
+    if (node->op() == OpKind::CondPredicate)
+      predicatesBefore.insert(attr::predicate_id(*node));
+  }
   TC_TRY(verifySymbolRanges(graph));
   TC_TRY(verifyInputTypes(graph));
   index = 0;

@@ -79,6 +79,8 @@ bool resultsFitSizeGuard(const ir::Node &node) {
 bool isFoldCandidate(const ir::Node &node) {
   if (node.op() == ir::OpKind::Fusion || node.op() == ir::OpKind::AtenCall)
     return false;
+  if (node.op() == ir::OpKind::CondPredicate)
+    return false; // it also sets the host predicate that guarded nodes test
   if (node.numOperands() == 0)
     return false; // operand-less full/arange stay
   if (!std::all_of(node.operands().begin(), node.operands().end(),
@@ -202,7 +204,10 @@ private:
           served.push_back(data.at(operand));
         } else {
           const ir::Node &source = *operand->producer();
-          copy = scratch.appendNode(source.op(), {}, {operand->type()}, source.attrs())->result();
+          ir::AttrMap sourceAttrs = source.attrs();
+          sourceAttrs.erase(ir::kGuardAttr);
+          copy = scratch.appendNode(source.op(), {}, {operand->type()}, std::move(sourceAttrs))
+                     ->result();
         }
         it = mapped.emplace(operand, copy).first;
       }
@@ -213,6 +218,7 @@ private:
       resultTypes.push_back(node.result(i)->type());
     ir::AttrMap attrs = node.attrs();
     attrs.erase(ir::kArenaOffsetsAttr);
+    attrs.erase(ir::kGuardAttr);
     ir::Node *copy = scratch.appendNode(node.op(), operands, resultTypes, std::move(attrs));
     std::vector<ir::Value *> outputs;
     for (int i = 0; i < copy->numResults(); ++i)

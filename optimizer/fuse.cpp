@@ -113,6 +113,16 @@ Positions positionsOf(const ir::Graph &graph) {
   return positions;
 }
 
+/// Whether two nodes run under the same cond guard (ir/ops.h kGuardAttr): a kernel runs all
+/// of its members or none.
+bool sameGuard(const ir::Node &a, const ir::Node &b) {
+  const ir::AttrValue *guardA = a.attrs().find(ir::kGuardAttr);
+  const ir::AttrValue *guardB = b.attrs().find(ir::kGuardAttr);
+  if (guardA == nullptr || guardB == nullptr)
+    return guardA == guardB;
+  return *guardA == *guardB;
+}
+
 /// A group being grown, with the placeability test every candidate must pass.
 class Group {
 public:
@@ -126,8 +136,11 @@ public:
     members_.insert(node);
     nodes_.push_back(node);
   }
-  /// Adds `node` if the group stays placeable with it; says whether it did.
+  /// Adds `node` if it runs under the group's cond guard and the group stays placeable with
+  /// it; says whether it did.
   bool tryAdd(ir::Node *node) {
+    if (!nodes_.empty() && !sameGuard(*node, *nodes_.front()))
+      return false;
     add(node);
     if (placeable())
       return true;
@@ -472,8 +485,10 @@ ir::Node *formFusion(ir::Graph &graph, const std::vector<ir::Node *> &group,
     std::vector<ir::TensorType> types;
     for (int i = 0; i < node.numResults(); ++i)
       types.push_back(node.result(i)->type());
+    ir::AttrMap attrs = node.attrs();
+    attrs.erase(ir::kGuardAttr); // the fusion node carries it
     ir::Node *copy = body->appendNode(node.op(), std::move(bodyOperands), std::move(types),
-                                      node.attrs());
+                                      std::move(attrs));
     copy->setName(node.name());
     copy->source() = node.source();
     for (int i = 0; i < node.numResults(); ++i) {
@@ -512,6 +527,9 @@ ir::Node *formFusion(ir::Graph &graph, const std::vector<ir::Node *> &group,
   attrs.set("kind", std::string(kind));
   ir::Node *fusion = graph.insertNodeBefore(insertBefore, ir::OpKind::Fusion, std::move(operands),
                                             std::move(types), std::move(attrs));
+  fusion->attrs().erase(ir::kGuardAttr); // the members' guard, not the insertion point's
+  if (const ir::AttrValue *guard = ordered.front()->attrs().find(ir::kGuardAttr))
+    fusion->attrs().set(ir::kGuardAttr, *guard);
   const ir::Node &last = *ordered.back();
   fusion->setName(last.name());
   fusion->source() = last.source();

@@ -208,8 +208,13 @@ public:
         ir::Node *copy = before ? graph.insertNodeBefore(before, ir::OpKind::Copy, {value},
                                                          {value->type()})
                                 : graph.appendNode(ir::OpKind::Copy, {value}, {value->type()});
+        // Shared by every consumer: it runs when the value exists (the producer's guard).
+        copy->attrs().erase(ir::kGuardAttr);
         if (value->producer() != nullptr)
           copy->source() = value->producer()->source();
+        if (const ir::AttrValue *guard =
+                value->producer() ? value->producer()->attrs().find(ir::kGuardAttr) : nullptr)
+          copy->attrs().set(ir::kGuardAttr, *guard);
         it->second = copy->result();
       }
       return it->second;

@@ -6,7 +6,8 @@ on an output names its case. Grouping cases into a few suites keeps CI time low:
 exported once per IR level, interpreted once, and compiled into ONE bundle per level.
 
 Suites: elementwise, reductions, shape, nn, conv_norm, resample, resample_indexed, scatter, roll,
-rnn, batch_stats
+rnn, batch_stats,
+control_flow, autocast
 (see SUITES at the bottom).
 
 Export layout (`export_suite`), like models/export_zoo.py:
@@ -1359,6 +1360,74 @@ BATCH_STATS_CASES: list[tuple[str, CaseFn]] = [
 # Registry
 # --------------------------------------------------------------------------------------------
 
+# ---- control flow: higher-order ops (torch.cond, map, scan, autocast regions) ----
+# cond's branches are both compiled; cases take either branch (the predicate is computed by the
+# graph from the inputs), so both kinds of guarded code run. map and scan are unrolled by the
+# importer (a static trip count). tests/e2e/test_control_flow.py runs one bundle with
+# predicates that change between runs, a symbolic-size predicate and while_loop's refusal.
+
+
+def _control_flow_inputs(g):
+    return {"x": _randn(g, 4, 8), "w": _randn(g, 8, 3), "xs": _randn(g, 3, 4), "y": _randn(g, 4)}
+
+
+def _cond_matmul(m, t, threshold):
+    return torch.cond(t.x.sum() > threshold, lambda a, b: (a.sin() @ b).relu(),
+                      lambda a, b: a.cos() @ b - 1, (t.x, t.w))
+
+
+def _cond_nested(m, t):
+    def outer_true(a):
+        return torch.cond(a.amax() > 100, lambda b: b * 3, lambda b: b.exp(), (a,))
+
+    return torch.cond(t.y.sum() < 100, outer_true, lambda a: a - 5, (t.y,))
+
+
+def _cond_two_outputs(m, t):
+    low, high = torch.cond(t.y.mean() > -100, lambda a: (a.sum().unsqueeze(0), a.abs()),
+                           lambda a: (a.amax().unsqueeze(0), a.neg()), (t.y,))
+    return low + high
+
+
+def _map_case(m, t):
+    from torch._higher_order_ops.map import map as hop_map
+    return hop_map(lambda a, b: a * 2 + b.sin(), t.xs, t.y)
+
+
+def _scan_case(m, t, which):
+    from torch._higher_order_ops.scan import scan
+    return scan(lambda c, a: (c + a, (c * a).tanh()), t.y, t.xs)[which]
+
+
+def _autocast_matmul(m, t):
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        return torch.relu(t.x @ t.w)
+
+
+def _autocast_linear(m, t):
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        h = F.linear(t.x, t.w.t())
+    return h.float().sigmoid()
+
+
+CONTROL_FLOW_CASES: list[tuple[str, CaseFn]] = [
+    ("cond_matmul_true", lambda m, t: _cond_matmul(m, t, -1000.0)),
+    ("cond_matmul_false", lambda m, t: _cond_matmul(m, t, 1000.0)),
+    ("cond_elementwise", lambda m, t: torch.cond(t.y.amax() > 0, lambda a: a.exp() * 2,
+                                                 lambda a: a.abs() + 1, (t.y,))),
+    ("cond_nested", _cond_nested),
+    ("cond_two_outputs", _cond_two_outputs),
+    ("map", _map_case),
+    ("scan_carry", lambda m, t: _scan_case(m, t, 0)),
+    ("scan_ys", lambda m, t: _scan_case(m, t, 1)),
+]
+
+# A suite of its own: torch.export's autocast pass fails on a graph that also holds a cond.
+AUTOCAST_CASES: list[tuple[str, CaseFn]] = [
+    ("autocast_matmul", _autocast_matmul),
+    ("autocast_linear", _autocast_linear),
+]
+
 SUITES: dict[str, Suite] = {
     s.name: s
     for s in [
@@ -1373,6 +1442,8 @@ SUITES: dict[str, Suite] = {
         Suite("conv_norm", _conv_norm_inputs, CONV_NORM_CASES, _conv_norm_submodules),
         Suite("rnn", _rnn_inputs, RNN_CASES, _rnn_submodules),
         Suite("batch_stats", _batch_stats_inputs, BATCH_STATS_CASES, _batch_stats_submodules),
+        Suite("control_flow", _control_flow_inputs, CONTROL_FLOW_CASES),
+        Suite("autocast", _control_flow_inputs, AUTOCAST_CASES),
     ]
 }
 

@@ -369,6 +369,9 @@ std::vector<Example> examples() {
                   attrs({{"kind", std::string("elementwise")}}),
                   {"f32[4,8]"},
                   "f32[4,8]"});
+  // Control flow: a cond's predicate reads a 0-d bool.
+  list.push_back(
+      {OpKind::CondPredicate, {"bool[]"}, attrs({{"predicate_id", intAttr(0)}}), {}, "bool[]"});
   return list;
 }
 
@@ -905,6 +908,8 @@ TEST_CASE("tril, triu, full, arange and aten_call") {
   CHECK(infer(OpKind::Arange, {}, attrs({{"start", 0.0}, {"step", 0.0}}), {"f32[4]"}) ==
         "error: arange step must not be zero");
   CHECK(infer(OpKind::AtenCall, {}, attrs({{"target", std::string("aten.foo.default")}})) == "");
+  CHECK(infer(OpKind::CondPredicate, {"f32[]"}, attrs({{"predicate_id", intAttr(0)}})) ==
+        "error: cond_predicate expects a 0-d bool operand, got f32[]");
 }
 
 TEST_CASE("pad and upsample: sizes, crops and PyTorch's per-mode bounds") {
