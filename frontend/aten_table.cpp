@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "frontend/aten_scatter.h"
+#include "frontend/aten_sort.h"
 #include "frontend/aten_conv_norm.h"
 #include "frontend/node_importer.h"
 #include "ir/shape_inference.h"
@@ -1595,6 +1596,22 @@ constexpr TableEntry kTable[] = {
     {"aten.instance_norm.default", importInstanceNorm},
     {"aten._weight_norm.default", importWeightNorm},
     {"aten.linalg_vector_norm.default", importVectorNorm},
+    // sorting, embedding bags, pairwise distances (frontend/aten_sort.cpp)
+    {"aten.sort.default", importSort},
+    {"aten.sort.stable", importSort},
+    {"aten.argsort.default", importArgsort},
+    {"aten.argsort.stable", importArgsort},
+    {"aten.msort.default", importMsort},
+    {"aten.topk.default", importTopk},
+    {"aten.kthvalue.default", importKthvalue},
+    {"aten._embedding_bag.default", importEmbeddingBag},
+    {"aten._embedding_bag_forward_only.default", importEmbeddingBag},
+    {"aten.embedding_bag.default", importEmbeddingBag},
+    {"aten.embedding_bag.padding_idx", importEmbeddingBag},
+    {"aten.cdist.default", importCdist},
+    {"aten._cdist_forward.default", importCdist},
+    {"aten.pdist.default", importPdist},
+    {"aten._pdist_forward.default", importPdist},
 };
 // clang-format on
 

@@ -445,6 +445,19 @@ ir::Value *NodeImport::emitTemp(ir::OpKind op, std::vector<ir::Value *> operands
   return node->result();
 }
 
+std::vector<ir::Value *> NodeImport::emitTemps(ir::OpKind op, std::vector<ir::Value *> operands,
+                                               std::vector<ir::TensorType> types,
+                                               ir::AttrMap attrs) {
+  ir::Node *node =
+      state_.graph->appendNode(op, std::move(operands), std::move(types), std::move(attrs));
+  node->setName(name_);
+  node->source() = source_;
+  std::vector<ir::Value *> results;
+  for (int i = 0; i < node->numResults(); ++i)
+    results.push_back(node->result(i));
+  return results;
+}
+
 void NodeImport::bindOutput(int index, ir::Value *value) {
   state_.values[outputName(index)] = value;
 }

@@ -105,6 +105,12 @@ EXTRA_OVERLOADS = [
     # positional convolution, U-Net decoders) and linalg_vector_norm, which core ATen keeps.
     "conv1d.padding", "conv_transpose1d.default", "conv3d.default", "_weight_norm.default",
     "linalg_vector_norm.default",
+    # Sorting, embedding bags and pairwise distances beyond the core set: stable sort, argsort,
+    # msort and kthvalue in training IR, embedding_bag in training IR and
+    # _embedding_bag_forward_only in core ATen, cdist/pdist in training IR.
+    "sort.stable", "argsort.default", "argsort.stable", "msort.default", "kthvalue.default",
+    "embedding_bag.default", "embedding_bag.padding_idx", "_embedding_bag_forward_only.default",
+    "cdist.default", "pdist.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

@@ -51,8 +51,6 @@ NOT_YET = {
     "aten.rand.default": "random numbers: the runtime has no generator yet",
     "aten.randn.default": "random numbers: the runtime has no generator yet",
     "aten.randperm.default": "random permutation: the runtime has no generator yet",
-    "aten.sort.default": "sort along a dim",
-    "aten.topk.default": "top-k along a dim",
     "aten._native_batch_norm_legit.no_stats": "normalization with batch statistics "
                                               "(instance_norm's core form)",
     "aten.avg_pool3d.default": "3-d pooling",
@@ -60,9 +58,6 @@ NOT_YET = {
     "aten._adaptive_avg_pool3d.default": "3-d pooling",
     "aten.grid_sampler_2d.default": "grid sampling",
     "aten.col2im.default": "col2im (fold)",
-    "aten._embedding_bag.default": "embedding bags",
-    "aten._cdist_forward.default": "pairwise distances",
-    "aten._pdist_forward.default": "pairwise distances",
     "aten._fft_r2c.default": "FFT",
     "aten._fft_c2r.default": "FFT (complex input)",
 }
