@@ -185,10 +185,10 @@ Expected<Value *> reduceLast(NodeImport &node, OpKind op, Value *x) {
 Expected<Value *> directDistance(NodeImport &node, Value *a, Value *b, double p) {
   DType dtype = a->type().dtype;
   AttrMap rows;
-  rows.set("dim", int64_t{-2});
+  rows.set("dim", a->type().rank() - 1); // [.., P, 1, M]
   TC_ASSIGN_OR_RETURN(Value * left, emitInferred(node, OpKind::Unsqueeze, {a}, rows));
   AttrMap columns;
-  columns.set("dim", int64_t{-3});
+  columns.set("dim", b->type().rank() - 2); // [.., 1, R, M]
   TC_ASSIGN_OR_RETURN(Value * right, emitInferred(node, OpKind::Unsqueeze, {b}, columns));
   TC_ASSIGN_OR_RETURN(Value * diff, emitInferred(node, OpKind::Sub, {left, right}));
   if (p == 0) {

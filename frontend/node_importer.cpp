@@ -419,7 +419,7 @@ Expected<ir::Node *> NodeImport::emit(ir::OpKind op, std::vector<ir::Value *> op
 }
 
 Expected<int64_t> normalizedDim(NodeImport &node, int64_t dim, int64_t rank) {
-  int64_t normalized = dim < 0 ? dim + rank : dim;
+  int64_t normalized = dim < 0 ? dim + std::max<int64_t>(rank, 1) : dim;
   if (normalized < 0 || normalized >= std::max<int64_t>(rank, 1))
     return invalidInput("dim " + std::to_string(dim) + " out of range for rank " +
                         std::to_string(rank) + " in node '" + node.name() + "'");

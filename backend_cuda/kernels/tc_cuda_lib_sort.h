@@ -158,7 +158,8 @@ result sort(const exec &ex, const T *x, int64_t outer, int64_t extent, int64_t i
       padded <<= 1;
     // A thread per compare-exchange pair, at least a warp.
     const int64_t pairs = padded / 2;
-    const int threads = static_cast<int>(pairs >= kThreads ? kThreads : (pairs > kWarp ? pairs : kWarp));
+    const int64_t block = detail::kThreads, warp = detail::kWarp;
+    const int threads = static_cast<int>(pairs >= block ? block : (pairs > warp ? pairs : warp));
     const size_t shared = static_cast<size_t>(padded) * (sizeof(int64_t) + sizeof(T));
     TC_LAUNCH(tc::cuda::reduction_blocks(rows), threads, shared, ex.stream,
               detail::sort_shared_kernel<T>)
