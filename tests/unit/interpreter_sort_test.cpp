@@ -1,14 +1,12 @@
 // The reference interpreter's sort (stable, NaN largest, any dim) and embedding_bag (modes,
 // padding, per-sample weights, clamped offsets, bad indices).
-#include <doctest/doctest.h>
-
 #include <cmath>
 
 #include "interpreter_test_util.h"
 
-namespace {
+using namespace interpreter_test;
 
-using namespace thunderc::ir;
+namespace {
 
 std::vector<std::vector<double>> sorted(const HostTensor &x, int64_t dim, bool descending) {
   Expected<std::vector<HostTensor>> outputs =
