@@ -132,6 +132,8 @@ std::vector<std::string> broadcastStrides(const ir::Shape &operand, const ir::Sh
 Status emitNnNode(const ir::Node &node, EmitState &state);
 /// as_strided, slice_scatter and scatter (library_calls_scatter.cpp).
 Status emitScatterNode(const ir::Node &node, EmitState &state);
+/// sort and embedding_bag (library_calls_sort.cpp).
+Status emitSortNode(const ir::Node &node, EmitState &state);
 
 /// The scalar expression of an elementwise op over operands `a`, `b` (and `c0`, the bool
 /// condition of `where`), already converted to the compute type `A` (for cast: the operand's

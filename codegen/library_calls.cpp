@@ -422,6 +422,9 @@ Status emitLibraryNode(const ir::Node &node, EmitState &state) {
   case OpKind::SliceScatter:
   case OpKind::Scatter:
     return emitScatterNode(node, state);
+  case OpKind::Sort:
+  case OpKind::EmbeddingBag:
+    return emitSortNode(node, state);
   default:
     return emitNnNode(node, state);
   }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "frontend/aten_scatter.h"
+#include "frontend/aten_sort.h"
 #include "frontend/aten_conv_norm.h"
 #include "frontend/aten_rnn.h"
 #include "frontend/node_importer.h"
@@ -1641,6 +1642,22 @@ constexpr TableEntry kTable[] = {
     // storage resize (resize_ in training IR, resize in core ATen)
     {"aten.resize_.default", importInplace<importResize>},
     {"aten.resize.default", importResize},
+    // sorting, embedding bags, pairwise distances (frontend/aten_sort.cpp)
+    {"aten.sort.default", importSort},
+    {"aten.sort.stable", importSort},
+    {"aten.argsort.default", importArgsort},
+    {"aten.argsort.stable", importArgsort},
+    {"aten.msort.default", importMsort},
+    {"aten.topk.default", importTopk},
+    {"aten.kthvalue.default", importKthvalue},
+    {"aten._embedding_bag.default", importEmbeddingBag},
+    {"aten._embedding_bag_forward_only.default", importEmbeddingBag},
+    {"aten.embedding_bag.default", importEmbeddingBag},
+    {"aten.embedding_bag.padding_idx", importEmbeddingBag},
+    {"aten.cdist.default", importCdist},
+    {"aten._cdist_forward.default", importCdist},
+    {"aten.pdist.default", importPdist},
+    {"aten._pdist_forward.default", importPdist},
 };
 // clang-format on
 

@@ -435,7 +435,7 @@ Expected<ir::Node *> NodeImport::emit(ir::OpKind op, std::vector<ir::Value *> op
 }
 
 Expected<int64_t> normalizedDim(NodeImport &node, int64_t dim, int64_t rank) {
-  int64_t normalized = dim < 0 ? dim + rank : dim;
+  int64_t normalized = dim < 0 ? dim + std::max<int64_t>(rank, 1) : dim;
   if (normalized < 0 || normalized >= std::max<int64_t>(rank, 1))
     return invalidInput("dim " + std::to_string(dim) + " out of range for rank " +
                         std::to_string(rank) + " in node '" + node.name() + "'");
@@ -459,6 +459,19 @@ ir::Value *NodeImport::emitTemp(ir::OpKind op, std::vector<ir::Value *> operands
   node->setName(name_);
   node->source() = source_;
   return node->result();
+}
+
+std::vector<ir::Value *> NodeImport::emitTemps(ir::OpKind op, std::vector<ir::Value *> operands,
+                                               std::vector<ir::TensorType> types,
+                                               ir::AttrMap attrs) {
+  ir::Node *node =
+      state_.graph->appendNode(op, std::move(operands), std::move(types), std::move(attrs));
+  node->setName(name_);
+  node->source() = source_;
+  std::vector<ir::Value *> results;
+  for (int i = 0; i < node->numResults(); ++i)
+    results.push_back(node->result(i));
+  return results;
 }
 
 void NodeImport::bindOutput(int index, ir::Value *value) {

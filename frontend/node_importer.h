@@ -93,6 +93,9 @@ public:
   /// Emits a helper node (not bound to an exported name) of the given type.
   ir::Value *emitTemp(ir::OpKind op, std::vector<ir::Value *> operands, ir::TensorType type,
                       ir::AttrMap attrs = {});
+  /// Emits a helper node with several results (not bound to exported names).
+  std::vector<ir::Value *> emitTemps(ir::OpKind op, std::vector<ir::Value *> operands,
+                                     std::vector<ir::TensorType> types, ir::AttrMap attrs = {});
   /// Binds output `index` to an existing value (used for in-place updates).
   void bindOutput(int index, ir::Value *value);
   /// `value` converted to dtype (no node if it already has it).

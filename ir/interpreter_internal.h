@@ -75,6 +75,9 @@ Status runUpsample(OpCall &call);
 /// flip, diagonal, as_strided, slice_scatter and scatter (of family Shape; runShapeOp
 /// forwards them).
 Status runScatterOp(OpCall &call);
+/// sort and embedding_bag (of family Shape; runShapeOp forwards them):
+/// ir/interpreter_sort.cpp.
+Status runSortOp(OpCall &call);
 
 // ---- dtype rounding and element encoding ----
 

@@ -398,6 +398,9 @@ Status runShapeOp(OpCall &call) {
   case OpKind::SliceScatter:
   case OpKind::Scatter:
     return runScatterOp(call);
+  case OpKind::Sort:
+  case OpKind::EmbeddingBag:
+    return runSortOp(call);
   default:
     TC_CHECK(false, "not a shape op");
   }

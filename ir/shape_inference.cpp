@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <span>
 
 #include "ir/shape_inference_internal.h"
 
@@ -323,7 +324,7 @@ Expected<TypeList> single(Expected<TensorType> type) {
 }
 
 // Elementwise unary and binary ops are inferred by family; every other op has a case below.
-static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 49,
+static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 51,
               "ir/ops.def changed: give the new op a case in inferByOp");
 
 // Unary and binary ops by family, the others with one case per op of ir/ops.def. The operand
@@ -419,6 +420,10 @@ Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap 
     return single(inferSliceScatter(x, operands[1], attrs));
   case OpKind::Scatter:
     return single(inferScatter(operands, attrs));
+  case OpKind::Sort:
+    return inferSort(x, attrs);
+  case OpKind::EmbeddingBag:
+    return single(inferEmbeddingBag(operands, attrs));
   case OpKind::AtenCall:
     // An op thunderc does not compile: nothing to infer, any declared results go.
     return declared;
@@ -449,7 +454,9 @@ void checkDTypeRule(OpKind op, const TypeList &operands, const AttrMap &attrs,
   TC_CHECK(rule != DTypeRule::Integral || !isFloatingPoint(operand.dtype),
            std::string(opName(op)) + " accepted a floating operand; ir/ops.def says Integral");
   DType expected = ruleResultDType(op, operand.dtype, attrs);
-  for (const TensorType &result : results)
+  // sort's second result holds i64 indices; the rule covers its values.
+  size_t ruled = op == OpKind::Sort ? 1 : results.size();
+  for (const TensorType &result : std::span(results).first(std::min(ruled, results.size())))
     TC_CHECK(result.dtype == expected, std::string(opName(op)) + " inferred " + result.str() +
                                            " against its dtype rule in ir/ops.def");
 }

@@ -101,4 +101,11 @@ Expected<TensorType> inferIndexSelect(const TensorType &x, const TensorType &ind
 Expected<TensorType> inferPad(const TensorType &x, const AttrMap &attrs);
 Expected<TensorType> inferUpsample(const TensorType &x, const AttrMap &attrs);
 
+// ---- sorting and embedding bags (shape_inference_sort.cpp) ----
+
+/// (values like x, i64 indices like x).
+Expected<TypeList> inferSort(const TensorType &x, const AttrMap &attrs);
+/// operands: weight, indices, offsets, per_sample_weights?
+Expected<TensorType> inferEmbeddingBag(const TypeList &operands, const AttrMap &attrs);
+
 } // namespace thunderc::ir::inference

@@ -113,6 +113,12 @@ EXTRA_OVERLOADS = [
     "gru_cell.default", "rnn_tanh_cell.default", "rnn_relu_cell.default",
     # resize_'s functional form in core ATen (`torch.empty(0).resize_(n)`).
     "resize.default",
+    # Sorting, embedding bags and pairwise distances beyond the core set: stable sort, argsort,
+    # msort and kthvalue in training IR, embedding_bag in training IR and
+    # _embedding_bag_forward_only in core ATen, cdist/pdist in training IR.
+    "sort.stable", "argsort.default", "argsort.stable", "msort.default", "kthvalue.default",
+    "embedding_bag.default", "embedding_bag.padding_idx", "_embedding_bag_forward_only.default",
+    "cdist.default", "pdist.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

@@ -12,6 +12,7 @@
 //   tc_kernels_reduce.h    reduce (sum/mean/amax/amin/prod), reduce_any, variance, argmax,
 //                          cumsum
 //   tc_kernels_nn.h        softmax, layer_norm, batch_norm, attention
+//   tc_kernels_sort.h      sort (stable, NaN largest), embedding_bag
 #pragma once
 
 #include "tc_math.h"
@@ -21,3 +22,4 @@
 #include "tc_kernels_pool.h"
 #include "tc_kernels_reduce.h"
 #include "tc_kernels_shape.h"
+#include "tc_kernels_sort.h"

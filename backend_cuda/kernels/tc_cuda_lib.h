@@ -12,6 +12,8 @@
 //   tc_cuda_lib_pool.h       max_pool2d, avg_pool2d, adaptive_avg_pool2d, upsample
 //   tc_cuda_lib_linalg.h     gemm (cuBLAS, tiled for integers), conv2d, conv_transpose2d
 //   tc_cuda_lib_attention.h  attention (fused, online softmax)
+//   tc_cuda_lib_sort.h       sort (bitonic in shared memory, merge passes for long rows),
+//                            embedding_bag
 // Zero-size calls do nothing and succeed. Shape and stride arguments are host arrays.
 #pragma once
 
@@ -25,3 +27,4 @@
 #include "tc_cuda_lib_pool.h"
 #include "tc_cuda_lib_reduce.h"
 #include "tc_cuda_lib_shape.h"
+#include "tc_cuda_lib_sort.h"

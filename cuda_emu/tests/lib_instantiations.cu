@@ -109,3 +109,27 @@ int64_t tcg_instantiations_workspace_sizes() {
   return tcg::conv2d_workspace_size(8, 3, 3, 5, 5, 2) + tcg::attention_workspace_size(7) +
          tcg::conv_transpose2d_workspace_size(4, 3, 3, 5, 5, 11);
 }
+
+// sort (every element type) and embedding_bag (floating tables, both index types).
+#define TCG_INSTANTIATE_SORT(T)                                                                    \
+  template tcg::result tcg::sort<T>(TCG_EXEC, const T *, int64_t, int64_t, int64_t, bool, T *,     \
+                                    int64_t *, T *, int64_t *);
+#define TCG_INSTANTIATE_BAG(T, I)                                                                  \
+  template tcg::result tcg::embedding_bag<T, I>(TCG_EXEC, const T *, int64_t, int64_t, const I *,  \
+                                                int64_t, const I *, int64_t, bool, tcg::bag_mode,  \
+                                                int64_t, const T *, T *);
+TCG_INSTANTIATE_SORT(float)
+TCG_INSTANTIATE_SORT(double)
+TCG_INSTANTIATE_SORT(tc::half)
+TCG_INSTANTIATE_SORT(tc::bfloat16)
+TCG_INSTANTIATE_SORT(int64_t)
+TCG_INSTANTIATE_SORT(int32_t)
+TCG_INSTANTIATE_SORT(int16_t)
+TCG_INSTANTIATE_SORT(int8_t)
+TCG_INSTANTIATE_SORT(uint8_t)
+TCG_INSTANTIATE_SORT(bool)
+TCG_INSTANTIATE_BAG(float, int64_t)
+TCG_INSTANTIATE_BAG(float, int32_t)
+TCG_INSTANTIATE_BAG(double, int64_t)
+TCG_INSTANTIATE_BAG(tc::half, int64_t)
+TCG_INSTANTIATE_BAG(tc::bfloat16, int32_t)

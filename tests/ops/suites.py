@@ -7,7 +7,8 @@ exported once per IR level, interpreted once, and compiled into ONE bundle per l
 
 Suites: elementwise, reductions, shape, nn, conv_norm, resample, resample_indexed, scatter, roll,
 rnn, batch_stats,
-control_flow, autocast
+control_flow, autocast,
+sort_bag
 (see SUITES at the bottom).
 
 Export layout (`export_suite`), like models/export_zoo.py:
@@ -1216,6 +1217,122 @@ CONV_NORM_CASES: list[tuple[str, CaseFn]] = [
 ]
 
 
+
+# --------------------------------------------------------------------------------------------
+# sort_bag: sort (stable, NaN largest), argsort, msort, topk, kthvalue; embedding_bag;
+# cdist and pdist
+# --------------------------------------------------------------------------------------------
+
+
+def _sort_bag_inputs(g):
+    nanx = _randn(g, 4, 9)
+    nanx[0, 2] = nanx[1, 5] = nanx[1, 0] = nanx[3, 8] = float("nan")
+    nanx[2, 1] = float("inf")
+    nanx[2, 4] = float("-inf")
+    return {
+        "x": _randn(g, 3, 5, 7),
+        "ties": _randint(g, 0, 4, 4, 9).float(),
+        "nanx": nanx,
+        "h": _randn(g, 4, 9).half(),
+        "bf": _randn(g, 4, 9).bfloat16(),
+        "xi": _randint(g, -50, 50, 4, 9),
+        # a row longer than the CUDA library's shared-memory sort (merge passes)
+        "long": _randn(g, 2, 2100),
+        "table": _randn(g, 10, 4),
+        "idx": torch.tensor([1, 2, 4, 5, 2, 3, 9, 0], dtype=torch.int64),
+        "off": torch.tensor([0, 3, 3, 5], dtype=torch.int64),
+        "off_last": torch.tensor([0, 3, 3, 5, 8], dtype=torch.int64),
+        "psw": _randn(g, 8),
+        "idx2d": _randint(g, 0, 10, 3, 4),
+        "a": _randn(g, 2, 5, 3),
+        "b": _randn(g, 2, 4, 3),
+        "c": _randn(g, 4, 3),
+        "big_a": _randn(g, 30, 6),
+        "big_b": _randn(g, 27, 6),
+        "pts": _randn(g, 6, 5),
+    }
+
+
+def _nan_as(x, value):
+    """x with NaN replaced (the suites reject NaN outputs; where they sit is what counts)."""
+    return torch.where(torch.isnan(x), torch.full_like(x, value), x)
+
+
+def _sort_bag_submodules():
+    return {"bag": nn.EmbeddingBag(10, 3, mode="mean", padding_idx=0)}
+
+
+SORT_BAG_CASES: list[tuple[str, CaseFn]] = [
+    ("sort_last", lambda m, t: torch.sort(t.x)[0]),
+    ("sort_last_indices", lambda m, t: torch.sort(t.x)[1]),
+    ("sort_desc_dim0", lambda m, t: torch.sort(t.x, 0, descending=True)[0]),
+    ("sort_desc_dim0_indices", lambda m, t: torch.sort(t.x, 0, descending=True)[1]),
+    ("sort_mid_neg_dim", lambda m, t: torch.sort(t.x, -2)[1]),
+    ("sort_stable_ties", lambda m, t: torch.sort(t.ties, stable=True)[1]),
+    ("sort_stable_ties_desc", lambda m, t: torch.sort(t.ties, dim=0, descending=True, stable=True)[1]),
+    ("sort_nan", lambda m, t: _nan_as(torch.sort(t.nanx)[0], 100.0)),
+    ("sort_nan_indices", lambda m, t: torch.sort(t.nanx, stable=True)[1]),
+    ("sort_nan_desc", lambda m, t: torch.sort(t.nanx, descending=True, stable=True)[1]),
+    ("sort_half", lambda m, t: torch.sort(t.h, 1)[0]),
+    ("sort_bf16_indices", lambda m, t: torch.sort(t.bf, dim=0, stable=True)[1]),
+    ("sort_int_desc", lambda m, t: torch.sort(t.xi, descending=True)[0]),
+    ("sort_int32_indices", lambda m, t: torch.sort(t.xi.int(), stable=True)[1]),
+    ("sort_noncontig", lambda m, t: torch.sort(t.x.transpose(0, 2), 1)[0]),
+    ("sort_size1", lambda m, t: torch.sort(t.x[:, :1], 1)[1]),
+    ("sort_size0", lambda m, t: torch.sort(t.x[:, :0], -1)[0]),
+    ("sort_0d", lambda m, t: torch.sort(t.x[0, 0, 0])[0] * 2),
+    ("sort_then_add", lambda m, t: torch.sort(t.x * 2, 1)[0] + 1),
+    ("sort_long_row", lambda m, t: torch.sort(t.long)[1]),
+    ("sort_long_row_desc", lambda m, t: torch.sort(t.long, descending=True)[0]),
+    ("argsort", lambda m, t: torch.argsort(t.x, 1)),
+    ("argsort_stable_desc", lambda m, t: torch.argsort(t.ties, dim=-1, descending=True, stable=True)),
+    ("msort", lambda m, t: torch.msort(t.x)),
+    ("topk", lambda m, t: torch.topk(t.x, 3)[0]),
+    ("topk_indices", lambda m, t: torch.topk(t.x, 3)[1]),
+    ("topk_smallest_dim0", lambda m, t: torch.topk(t.x, 2, 0, largest=False)[0]),
+    ("topk_smallest_dim0_indices", lambda m, t: torch.topk(t.x, 2, 0, largest=False)[1]),
+    ("topk_all", lambda m, t: torch.topk(t.x, 7)[1]),
+    ("topk_k0", lambda m, t: torch.topk(t.x, 0)[0]),
+    ("topk_half", lambda m, t: torch.topk(t.h, 4)[0]),
+    ("topk_int", lambda m, t: torch.topk(t.xi, 2, 0)[0]),
+    ("topk_long_row", lambda m, t: torch.topk(t.long, 5)[1]),
+    ("topk_nan", lambda m, t: _nan_as(torch.topk(t.nanx, 2)[0], 100.0)),
+    ("kthvalue", lambda m, t: torch.kthvalue(t.x, 2, 1)[0]),
+    ("kthvalue_indices", lambda m, t: torch.kthvalue(t.x, 2, 1)[1]),
+    ("kthvalue_keepdim", lambda m, t: torch.kthvalue(t.x, 4, -1, keepdim=True)[1]),
+    ("bag_sum", lambda m, t: F.embedding_bag(t.idx, t.table, t.off, mode="sum")),
+    ("bag_mean", lambda m, t: F.embedding_bag(t.idx, t.table, t.off, mode="mean")),
+    ("bag_max", lambda m, t: F.embedding_bag(t.idx, t.table, t.off, mode="max")),
+    ("bag_last_offset", lambda m, t: F.embedding_bag(t.idx, t.table, t.off_last, mode="mean",
+                                                     include_last_offset=True)),
+    ("bag_per_sample", lambda m, t: F.embedding_bag(t.idx, t.table, t.off, mode="sum",
+                                                    per_sample_weights=t.psw)),
+    ("bag_padding", lambda m, t: F.embedding_bag(t.idx, t.table, t.off, mode="mean", padding_idx=2)),
+    ("bag_padding_max", lambda m, t: F.embedding_bag(t.idx, t.table, t.off, mode="max",
+                                                     padding_idx=-8)),
+    ("bag_2d", lambda m, t: F.embedding_bag(t.idx2d, t.table, mode="sum")),
+    ("bag_half", lambda m, t: F.embedding_bag(t.idx, t.table.half(), t.off, mode="mean")),
+    ("bag_bf16", lambda m, t: F.embedding_bag(t.idx, t.table.bfloat16(), t.off, mode="sum")),
+    ("bag_int32", lambda m, t: F.embedding_bag(t.idx.int(), t.table, t.off.int(), mode="sum")),
+    ("bag_module", lambda m, t: m.bag(t.idx, t.off)),
+    ("cdist", lambda m, t: torch.cdist(t.a, t.b)),
+    ("cdist_p1", lambda m, t: torch.cdist(t.a, t.b, p=1)),
+    ("cdist_p0", lambda m, t: torch.cdist(t.a.round(), t.b.round(), p=0)),
+    ("cdist_inf", lambda m, t: torch.cdist(t.a, t.b, p=float("inf"))),
+    ("cdist_p3", lambda m, t: torch.cdist(t.a, t.b, p=3)),
+    ("cdist_p_half", lambda m, t: torch.cdist(t.a, t.b, p=0.5)),
+    ("cdist_broadcast", lambda m, t: torch.cdist(t.a, t.c)),
+    ("cdist_mm", lambda m, t: torch.cdist(t.big_a, t.big_b)),
+    ("cdist_mm_forced", lambda m, t: torch.cdist(t.a, t.b, compute_mode="use_mm_for_euclid_dist")),
+    ("cdist_no_mm", lambda m, t: torch.cdist(t.big_a, t.big_b,
+                                             compute_mode="donot_use_mm_for_euclid_dist")),
+    ("pdist", lambda m, t: F.pdist(t.pts)),
+    ("pdist_p1", lambda m, t: F.pdist(t.pts, p=1)),
+    ("pdist_inf", lambda m, t: F.pdist(t.pts, p=float("inf"))),
+    ("pdist_p3", lambda m, t: F.pdist(t.pts, p=3)),
+    ("pdist_one_row", lambda m, t: F.pdist(t.pts[:1])),
+]
+
 # --------------------------------------------------------------------------------------------
 # rnn: recurrent layers and cells (lstm/gru/rnn_tanh/rnn_relu.input and *_cell in training IR,
 # unrolled by thunderc's importer; core ATen holds PyTorch's own unrolling: addmm/mm, sigmoid,
@@ -1444,6 +1561,7 @@ SUITES: dict[str, Suite] = {
         Suite("batch_stats", _batch_stats_inputs, BATCH_STATS_CASES, _batch_stats_submodules),
         Suite("control_flow", _control_flow_inputs, CONTROL_FLOW_CASES),
         Suite("autocast", _control_flow_inputs, AUTOCAST_CASES),
+        Suite("sort_bag", _sort_bag_inputs, SORT_BAG_CASES, _sort_bag_submodules),
     ]
 }
 

@@ -154,3 +154,26 @@ template <typename... Tos> void castEachPair(TypeList<Tos...> types) {
 
 /// Never called; having external linkage, it makes the compiler instantiate every cast.
 void tcKernelsInstantiateCasts() { castEachPair(ElementTypes{}); }
+
+// sort (every element type) and embedding_bag (floating tables, both index types).
+#define TC_INSTANTIATE_SORT(T)                                                                     \
+  template void tc::sort<T>(const T *, int64_t, int64_t, int64_t, bool, T *, int64_t *);
+#define TC_INSTANTIATE_BAG(T, I)                                                                   \
+  template bool tc::embedding_bag<T, I>(const T *, int64_t, int64_t, const I *, int64_t,          \
+                                        const I *, int64_t, bool, tc::bag_mode, int64_t,           \
+                                        const T *, T *, int64_t *);
+TC_INSTANTIATE_SORT(float)
+TC_INSTANTIATE_SORT(double)
+TC_INSTANTIATE_SORT(tc::half)
+TC_INSTANTIATE_SORT(tc::bfloat16)
+TC_INSTANTIATE_SORT(int64_t)
+TC_INSTANTIATE_SORT(int32_t)
+TC_INSTANTIATE_SORT(int16_t)
+TC_INSTANTIATE_SORT(int8_t)
+TC_INSTANTIATE_SORT(uint8_t)
+TC_INSTANTIATE_SORT(bool)
+TC_INSTANTIATE_BAG(float, int64_t)
+TC_INSTANTIATE_BAG(float, int32_t)
+TC_INSTANTIATE_BAG(double, int64_t)
+TC_INSTANTIATE_BAG(tc::half, int64_t)
+TC_INSTANTIATE_BAG(tc::bfloat16, int32_t)

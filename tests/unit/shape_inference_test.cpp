@@ -358,6 +358,15 @@ std::vector<Example> examples() {
                          {"reduce", std::string("amax")}}),
                   {},
                   "bf16[4,6]"});
+  // sorting and embedding bags
+  list.push_back({OpKind::Sort, {"bf16[?s0,5]"},
+                  attrs({{"descending", true}, {"dim", intAttr(-2)}}), {},
+                  "bf16[?s0,5], i64[?s0,5]"});
+  list.push_back({OpKind::EmbeddingBag, {"f16[10,4]", "i32[?s0]", "i32[6]", "f16[?s0]"},
+                  attrs({{"include_last_offset", true},
+                         {"mode", std::string("sum")},
+                         {"padding_idx", intAttr(-1)}}),
+                  {}, "f16[5,4]"});
   list.push_back({OpKind::AtenCall,
                   {"f32[2]"},
                   attrs({{"target", std::string("aten.foo.default")}}),
@@ -1022,3 +1031,33 @@ TEST_CASE("embedding and index_select") {
 }
 
 } // namespace
+
+TEST_CASE("sort and embedding_bag") {
+  auto contains = [](const std::string &text, const std::string &part) {
+    return text.find(part) != std::string::npos;
+  };
+  CHECK(infer(OpKind::Sort, {"i32[]"}, attrs({{"descending", false}, {"dim", intAttr(0)}})) ==
+        "i32[], i64[]");
+  CHECK(contains(infer(OpKind::Sort, {"f32[2,3]"},
+                       attrs({{"descending", false}, {"dim", intAttr(2)}})),
+                 "out of range"));
+  AttrMap bag = attrs({{"include_last_offset", false},
+                       {"mode", std::string("max")},
+                       {"padding_idx", intAttr(3)}});
+  CHECK(infer(OpKind::EmbeddingBag, {"f32[10,4]", "i64[7]", "i64[?s0]"}, bag) == "f32[?s0,4]");
+  CHECK(infer(OpKind::EmbeddingBag, {"f32[10,4]", "i64[7]", "i32[3]"}, bag) ==
+        "error: embedding_bag offsets i32[3] and indices i64[7] differ in dtype");
+  CHECK(contains(infer(OpKind::EmbeddingBag, {"f32[10,4]", "i64[7]", "i64[3]", "f32[7]"}, bag),
+                 "per_sample_weights need mode sum"));
+  CHECK(contains(infer(OpKind::EmbeddingBag, {"i64[10,4]", "i64[7]", "i64[3]"}, bag),
+                 "floating"));
+  CHECK(contains(infer(OpKind::EmbeddingBag, {"f32[10,4]", "f32[7]", "f32[3]"}, bag),
+                 "indices must be i64 or i32"));
+  AttrMap last = attrs({{"include_last_offset", true},
+                        {"mode", std::string("sum")},
+                        {"padding_idx", intAttr(-1)}});
+  CHECK(infer(OpKind::EmbeddingBag, {"f32[10,4]", "i64[7]", "i64[?s0]"}, last) ==
+        "f32[?(s0+-1),4]");
+  CHECK(contains(infer(OpKind::EmbeddingBag, {"f32[10,4]", "i64[7]", "i64[0]"}, last),
+                 "at least one offset"));
+}
