@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "frontend/aten_scatter.h"
+#include "frontend/aten_spatial.h"
 #include "frontend/aten_conv_norm.h"
 #include "frontend/node_importer.h"
 #include "ir/shape_inference.h"
@@ -1471,7 +1472,7 @@ constexpr TableEntry kTable[] = {
     {"aten.scaled_dot_product_attention.default", importAttention},
     // pooling
     {"aten.max_pool2d.default", importMaxPool2d},
-    {"aten.max_pool2d_with_indices.default", importMaxPool2d},
+    {"aten.max_pool2d_with_indices.default", importMaxPoolWithIndices},
     {"aten.avg_pool2d.default", importAvgPool2d},
     {"aten.adaptive_avg_pool2d.default", importAdaptiveAvgPool2d},
     {"aten._adaptive_avg_pool2d.default", importAdaptiveAvgPool2d},
@@ -1595,6 +1596,20 @@ constexpr TableEntry kTable[] = {
     {"aten.instance_norm.default", importInstanceNorm},
     {"aten._weight_norm.default", importWeightNorm},
     {"aten.linalg_vector_norm.default", importVectorNorm},
+    // 3-d convolution with string padding, 3-d pools, grid sampling, im2col / col2im
+    // (frontend/aten_spatial.cpp)
+    {"aten.conv3d.padding", importConvolutionPaddingMode},
+    {"aten.conv_transpose3d.input", importConvTranspose},
+    {"aten.max_pool3d.default", importMaxPoolWithIndices},
+    {"aten.max_pool3d_with_indices.default", importMaxPoolWithIndices},
+    {"aten.avg_pool3d.default", importAvgPool3d},
+    {"aten.adaptive_avg_pool3d.default", importAdaptiveAvgPool3d},
+    {"aten._adaptive_avg_pool3d.default", importAdaptiveAvgPool3d},
+    {"aten.grid_sampler_2d.default", importGridSampler},
+    {"aten.grid_sampler.default", importGridSampler},
+    {"aten.affine_grid_generator.default", importAffineGrid},
+    {"aten.im2col.default", importIm2col},
+    {"aten.col2im.default", importCol2im},
 };
 // clang-format on
 

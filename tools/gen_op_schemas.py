@@ -105,6 +105,8 @@ EXTRA_OVERLOADS = [
     # positional convolution, U-Net decoders) and linalg_vector_norm, which core ATen keeps.
     "conv1d.padding", "conv_transpose1d.default", "conv3d.default", "_weight_norm.default",
     "linalg_vector_norm.default",
+    # 3-d convolution with string padding, transposed 3-d convolution, grid_sample, affine_grid and nn.Unfold in training IR.
+    "conv3d.padding", "conv_transpose3d.input", "grid_sampler.default", "affine_grid_generator.default", "im2col.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

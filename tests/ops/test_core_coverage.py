@@ -55,11 +55,6 @@ NOT_YET = {
     "aten.topk.default": "top-k along a dim",
     "aten._native_batch_norm_legit.no_stats": "normalization with batch statistics "
                                               "(instance_norm's core form)",
-    "aten.avg_pool3d.default": "3-d pooling",
-    "aten.max_pool3d_with_indices.default": "3-d pooling",
-    "aten._adaptive_avg_pool3d.default": "3-d pooling",
-    "aten.grid_sampler_2d.default": "grid sampling",
-    "aten.col2im.default": "col2im (fold)",
     "aten._embedding_bag.default": "embedding bags",
     "aten._cdist_forward.default": "pairwise distances",
     "aten._pdist_forward.default": "pairwise distances",
