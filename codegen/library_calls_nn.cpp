@@ -1,7 +1,7 @@
 // Per-node lowering of library-style ops for both targets: GEMM-based (linear, matmul, addmm,
-// conv2d, conv_transpose2d), normalization, softmax, pooling, attention and gathers. Each becomes a
-// call into the target's kernel library (backend_cpu/kernels/tc_kernels.h or backend_cuda/kernels/
-// tc_cuda_lib.h, which take the same arguments).
+// conv2d, conv_transpose2d), normalization, softmax, pooling, grid_sample, attention and gathers.
+// Each becomes a call into the target's kernel library (backend_cpu/kernels/tc_kernels.h or
+// backend_cuda/kernels/tc_cuda_lib.h, which take the same arguments).
 #include <cmath>
 
 #include "codegen/emit_state.h"
@@ -219,6 +219,89 @@ Status emitPool(const ir::Node &node, EmitState &state) {
   state.callLibrary("avg_pool2d<" + type + ">(" + nchw(state, x) + ", " + window + ", " +
                     (ir::attr::count_include_pad(attrs) ? "true" : "false") + ", " +
                     lit(divisor) + ", " + outHW(state, y) + ")");
+  return Status::success();
+}
+
+// "tc::pool_geometry{{D, H, W}, {OD, OH, OW}, kernel, stride, padding, dilation}" of a pool
+// over the last `spatial` (2 or 3) dims of x into y, a 2-d one having unit depth. Adaptive
+// pools have no window attributes (they are left at 1, 1, 0, 1).
+std::string poolGeometry(const ir::Node &node, const ir::Value *x, const ir::Value *y,
+                         size_t spatial) {
+  const ir::Shape &xs = x->type().shape;
+  const ir::Shape &ys = y->type().shape;
+  std::vector<std::string> in(3, lit(1)), out(3, lit(1));
+  std::vector<int64_t> kernel(3, 1), stride(3, 1), padding(3, 0), dilation(3, 1);
+  const ir::AttrMap &attrs = node.attrs();
+  bool windowed = attrs.has("kernel");
+  std::vector<int64_t> dilations =
+      attrs.has("dilation") ? ir::attr::dilation(attrs) : std::vector<int64_t>(spatial, 1);
+  for (size_t d = 0; d < spatial; ++d) {
+    size_t slot = 3 - spatial + d;
+    in[slot] = dimExpr(xs[xs.size() - spatial + d]);
+    out[slot] = dimExpr(ys[ys.size() - spatial + d]);
+    if (!windowed)
+      continue;
+    kernel[slot] = ir::attr::kernel(attrs)[d];
+    stride[slot] = ir::attr::stride(attrs)[d];
+    padding[slot] = ir::attr::padding(attrs)[d];
+    dilation[slot] = dilations[d];
+  }
+  auto ints = [](const std::vector<int64_t> &values) {
+    std::vector<std::string> texts;
+    for (int64_t value : values)
+      texts.push_back(std::to_string(value));
+    return braceList(texts);
+  };
+  return "tc::pool_geometry{" + braceList(in) + ", " + braceList(out) + ", " + ints(kernel) +
+         ", " + ints(stride) + ", " + ints(padding) + ", " + ints(dilation) + "}";
+}
+
+// The 3-d pools and max_pool_indices: one call over the planes (every dim before the pooled
+// ones) with the pool's geometry.
+Status emitPool3d(const ir::Node &node, EmitState &state) {
+  const ir::Value *x = node.operand(0);
+  const ir::Value *y = node.result();
+  size_t spatial = node.op() == OpKind::MaxPoolIndices ? ir::attr::kernel(node).size() : 3;
+  const ir::Shape &xs = x->type().shape;
+  std::string planes = productRange(xs, 0, xs.size() - spatial);
+  std::string geometry = poolGeometry(node, x, y, spatial);
+  std::string type = ctype(x);
+  std::string head = "<" + type + ">(" + state.ptr(x) + ", " + planes + ", " + geometry + ", ";
+  switch (node.op()) {
+  case OpKind::MaxPool3d:
+    state.callLibrary("max_pool3d" + head + state.ptr(y) + ", static_cast<int64_t *>(nullptr))");
+    break;
+  case OpKind::MaxPoolIndices:
+    state.callLibrary("max_pool3d" + head + "static_cast<" + type + " *>(nullptr), " +
+                      state.ptr(y) + ")");
+    break;
+  case OpKind::AvgPool3d:
+    state.callLibrary("avg_pool3d" + head +
+                      (ir::attr::count_include_pad(node) ? "true" : "false") + ", " +
+                      lit(ir::attr::divisor_override(node).value_or(0)) + ", " + state.ptr(y) +
+                      ")");
+    break;
+  default:
+    state.callLibrary("adaptive_avg_pool3d" + head + state.ptr(y) + ")");
+    break;
+  }
+  return Status::success();
+}
+
+// grid_sample(x[N,C,H,W], grid[N,OH,OW,2]).
+Status emitGridSample(const ir::Node &node, EmitState &state) {
+  const ir::Value *x = node.operand(0);
+  const ir::Value *grid = node.operand(1);
+  const ir::Value *y = node.result();
+  const ir::Shape &xs = x->type().shape;
+  const ir::Shape &gs = grid->type().shape;
+  std::string padding = ir::attr::padding_mode(node);
+  state.callLibrary("grid_sample<" + ctype(y) + ">(" + state.ptr(x) + ", " + dimExpr(xs[0]) +
+                    ", " + dimExpr(xs[1]) + ", " + dimExpr(xs[2]) + ", " + dimExpr(xs[3]) +
+                    ", " + state.ptr(grid) + ", " + dimExpr(gs[1]) + ", " + dimExpr(gs[2]) +
+                    ", tc::grid_mode::" + ir::attr::mode(node) + ", tc::grid_padding::" +
+                    padding + ", " + (ir::attr::align_corners(node) ? "true" : "false") + ", " +
+                    state.ptr(y) + ")");
   return Status::success();
 }
 
@@ -473,6 +556,11 @@ Status emitNnNode(const ir::Node &node, EmitState &state) {
   case OpKind::MaxPool2d:
   case OpKind::AvgPool2d:
   case OpKind::AdaptiveAvgPool2d: return emitPool(node, state);
+  case OpKind::MaxPool3d:
+  case OpKind::AvgPool3d:
+  case OpKind::AdaptiveAvgPool3d:
+  case OpKind::MaxPoolIndices: return emitPool3d(node, state);
+  case OpKind::GridSample: return emitGridSample(node, state);
   case OpKind::Softmax:
   case OpKind::LogSoftmax: return emitSoftmax(node, state);
   case OpKind::Cumsum: return emitCumsum(node, state);

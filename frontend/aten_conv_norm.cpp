@@ -1,8 +1,9 @@
 // The convolution and normalization entries of the ATen table (declared in aten_conv_norm.h):
-// every 1-d and 2-d convolution, plain or transposed, maps onto conv2d / conv_transpose2d
-// (a 1-d one over a unit height); group, instance and weight norm and vector norms are
-// decompositions into reductions and elementwise ops, computed in float32 for f16/bf16 like
-// PyTorch's accumulation, then cast back.
+// every 1-d and 2-d convolution, plain or transposed, maps onto conv2d / conv_transpose2d (a
+// 1-d one over a unit height); a 3-d one onto conv2d over its depth taps unfolded into channels,
+// a transposed 3-d one onto conv_transpose2d per input depth plus a sum over depth taps; group,
+// instance and weight norm and vector norms are decompositions into reductions and elementwise
+// ops, computed in float32 for f16/bf16 like PyTorch's accumulation, then cast back.
 #include "frontend/aten_conv_norm.h"
 
 #include <algorithm>
@@ -97,6 +98,15 @@ Expected<Value *> unary(NodeImport &node, OpKind op, Value *a) {
   return emitInferred(node, op, {a});
 }
 
+/// [C, 1, ..., 1] with `trailing` ones: a per-channel parameter broadcast over NC... inputs.
+ir::Shape channelShape(const ir::Dim &channels, size_t trailing) {
+  ir::Shape shape{channels};
+  // (Appended one by one: GCC 12 flags resize(n, Dim(1))'s inlined fill as maybe-uninitialized.)
+  for (size_t i = 0; i < trailing; ++i)
+    shape.emplace_back(1);
+  return shape;
+}
+
 /// The dtype a norm is computed in: float32 for f16/bf16 (PyTorch accumulates them in float),
 /// else the dtype itself, which must be floating.
 Expected<DType> normComputeDType(NodeImport &node, DType dtype, const char *what) {
@@ -117,15 +127,12 @@ struct ConvArgs {
   std::vector<int64_t> trimFront;
 };
 
-/// The number of spatial dims, from the weight's rank: 1 or 2; 3-d is refused.
+/// The number of spatial dims, from the weight's rank: 1, 2 or 3.
 Expected<size_t> spatialDims(NodeImport &node, const Value *weight) {
   int64_t rank = weight->type().rank();
-  if (rank == 5)
-    return node.unsupportedFeature("3-d convolution (weight " + weight->type().str() +
-                                   "); only 1-d and 2-d convolutions are compiled");
-  if (rank != 3 && rank != 4)
+  if (rank < 3 || rank > 5)
     return invalidInput("convolution weight " + weight->type().str() + " in node '" +
-                        node.name() + "' must have rank 3 or 4");
+                        node.name() + "' must have rank 3, 4 or 5");
   return static_cast<size_t>(rank - 2);
 }
 
@@ -140,6 +147,192 @@ Expected<std::vector<int64_t>> spatialList(NodeImport &node, std::string_view ar
                         "' has " + std::to_string(values.size()) + " entries, expected " +
                         std::to_string(spatial));
   return values;
+}
+
+Expected<Value *> permute(NodeImport &node, Value *value, std::vector<int64_t> dims) {
+  AttrMap attrs;
+  attrs.set("dims", std::move(dims));
+  return emitInferred(node, OpKind::Permute, {value}, std::move(attrs));
+}
+
+/// x with `before` / `after` zeros added (negative: cropped) along `dim`.
+Expected<Value *> padDim(NodeImport &node, Value *x, int64_t dim, int64_t before,
+                         int64_t after) {
+  if (before == 0 && after == 0)
+    return x;
+  std::vector<int64_t> pads(2 * static_cast<size_t>(x->type().rank()), 0);
+  pads[2 * static_cast<size_t>(dim)] = before;
+  pads[2 * static_cast<size_t>(dim) + 1] = after;
+  AttrMap attrs;
+  attrs.set("mode", std::string("constant"));
+  attrs.set("pads", std::move(pads));
+  attrs.set("value", 0.0);
+  return emitInferred(node, OpKind::Pad, {x}, std::move(attrs));
+}
+
+/// The static size of dim `dim` of `value`; a symbolic one is refused, naming `what`.
+Expected<int64_t> staticSize(NodeImport &node, const Value *value, size_t dim, const char *what) {
+  const ir::Dim &size = value->type().shape[dim];
+  if (!size.isStatic())
+    return node.unsupportedFeature(std::string(what) + " over a symbolic size " + size.str() +
+                                   " (" + value->type().str() + ")");
+  return size.value();
+}
+
+/// A 3-d convolution of a batched x [N, C, D, H, W] as one conv2d: the depth taps are unfolded
+/// into channels (an im2col along depth alone), then every output depth is one image of the
+/// batch. x padded along depth gives, per tap kd, the planes slice(kd * dil_d, step stride_d)
+/// [N, C, OD, H, W]; stacked after C they form [N, C, kD, OD, H, W], which permuted to
+/// [N * OD, C * kD, H, W] meets the weight [O, C / groups * kD, kH, kW] (a free reshape; each
+/// group's channels stay contiguous). The conv2d result [N * OD, O, OH, OW] is permuted back to
+/// [N, O, OD, OH, OW]. This costs kD copies of the input, like the im2col of conv2d itself, and
+/// reuses conv2d's GEMM on both targets rather than a second convolution kernel. The depth
+/// extents must be static (the number of slices is the kernel depth).
+Expected<Value *> conv3dAs2d(NodeImport &node, Value *x, Value *weight, Value *bias,
+                             const ConvArgs &args) {
+  TC_ASSIGN_OR_RETURN(int64_t depth, staticSize(node, x, 2, "3-d convolution"));
+  TC_ASSIGN_OR_RETURN(int64_t taps, staticSize(node, weight, 2, "3-d convolution"));
+  const int64_t stride = args.stride[0], pad = args.padding[0], dilation = args.dilation[0];
+  if (stride < 1 || dilation < 1 || pad < 0)
+    return invalidInput("3-d convolution of node '" + node.name() + "': depth stride " +
+                        std::to_string(stride) + ", padding " + std::to_string(pad) +
+                        " and dilation " + std::to_string(dilation) +
+                        " (stride and dilation must be positive, padding non-negative)");
+  const int64_t span = depth + 2 * pad - dilation * (taps - 1) - 1;
+  if (span < 0)
+    return invalidInput("3-d convolution of node '" + node.name() + "': kernel depth " +
+                        std::to_string(taps) + " (dilation " + std::to_string(dilation) +
+                        ") is larger than the padded input depth " +
+                        std::to_string(depth + 2 * pad));
+  const int64_t outDepth = span / stride + 1;
+  TC_ASSIGN_OR_RETURN(Value * padded, padDim(node, x, 2, pad, pad));
+  std::vector<Value *> planes;
+  for (int64_t kd = 0; kd < taps; ++kd) {
+    AttrMap slice;
+    slice.set("dim", int64_t{2});
+    slice.set("end", ir::makeDimAttr(ir::Dim(kd * dilation + (outDepth - 1) * stride + 1)));
+    slice.set("start", kd * dilation);
+    slice.set("step", stride);
+    TC_ASSIGN_OR_RETURN(Value * tap, emitInferred(node, OpKind::Slice, {padded}, std::move(slice)));
+    TC_ASSIGN_OR_RETURN(tap, unsqueeze(node, tap, 2));
+    planes.push_back(tap);
+  }
+  Value *stacked = planes[0];
+  if (planes.size() > 1) {
+    AttrMap concat;
+    concat.set("dim", int64_t{2});
+    TC_ASSIGN_OR_RETURN(stacked, emitInferred(node, OpKind::Concat, planes, std::move(concat)));
+  }
+  // [N, C, kD, OD, H, W] -> [N, OD, C, kD, H, W] -> [N * OD, C * kD, H, W].
+  TC_ASSIGN_OR_RETURN(Value * images, permute(node, stacked, {0, 3, 1, 2, 4, 5}));
+  const ir::Shape &xs = x->type().shape;
+  ir::Shape imageShape{ir::Dim(ir::SymExpr::mul(xs[0].asExpr(), ir::SymExpr::constant(outDepth))),
+                       ir::Dim(ir::SymExpr::mul(xs[1].asExpr(), ir::SymExpr::constant(taps))),
+                       xs[3], xs[4]};
+  TC_ASSIGN_OR_RETURN(images, reshape(node, images, imageShape));
+  const ir::Shape &ws = weight->type().shape;
+  ir::Dim tapChannels(ir::SymExpr::mul(ws[1].asExpr(), ir::SymExpr::constant(taps)));
+  ir::Shape kernelShape{ws[0], tapChannels, ws[3], ws[4]};
+  TC_ASSIGN_OR_RETURN(Value * kernel, reshape(node, weight, kernelShape));
+  std::vector<Value *> operands{images, kernel};
+  if (bias)
+    operands.push_back(bias);
+  AttrMap attrs;
+  attrs.set("dilation", std::vector<int64_t>{args.dilation[1], args.dilation[2]});
+  attrs.set("groups", args.groups);
+  attrs.set("padding", std::vector<int64_t>{args.padding[1], args.padding[2]});
+  attrs.set("stride", std::vector<int64_t>{args.stride[1], args.stride[2]});
+  TC_ASSIGN_OR_RETURN(Value * y, emitInferred(node, OpKind::Conv2d, operands, std::move(attrs)));
+  const ir::Shape &ys = y->type().shape;
+  TC_ASSIGN_OR_RETURN(y, reshape(node, y, {xs[0], ir::Dim(outDepth), ys[1], ys[2], ys[3]}));
+  return permute(node, y, {0, 2, 1, 3, 4});
+}
+
+/// A transposed 3-d convolution of a batched x [N, C, D, H, W] as one conv_transpose2d over every
+/// input depth, then col2im along depth by hand: the weight [C, O / groups, kD, kH, kW] read as
+/// [C, O / groups * kD, kH, kW] gives, per input depth id, the planes Z[n, id, o, kd] that land
+/// on output depth od = id * stride_d - pad_d + kd * dil_d. For each tap kd, Z[:, :, :, kd] is
+/// spread out to every stride_d-th depth (padded after each) and shifted into place (padded or
+/// cropped at both ends); the taps' sum, plus the bias, is the result. f16/bf16 run in float32
+/// throughout, rounded once at the end (PyTorch accumulates in float). The depth extents must
+/// be static.
+Expected<Value *> convTranspose3dAs2d(NodeImport &node, Value *x, Value *weight, Value *bias,
+                                      const ConvArgs &args) {
+  TC_ASSIGN_OR_RETURN(int64_t depth, staticSize(node, x, 2, "3-d transposed convolution"));
+  TC_ASSIGN_OR_RETURN(int64_t taps, staticSize(node, weight, 2, "3-d transposed convolution"));
+  const int64_t stride = args.stride[0], pad = args.padding[0], dilation = args.dilation[0];
+  const int64_t outputPadding = args.outputPadding[0];
+  if (stride < 1 || dilation < 1 || pad < 0 || outputPadding < 0 ||
+      outputPadding >= std::max(stride, dilation))
+    return invalidInput("3-d transposed convolution of node '" + node.name() + "': depth stride " +
+                        std::to_string(stride) + ", padding " + std::to_string(pad) +
+                        ", dilation " + std::to_string(dilation) + ", output padding " +
+                        std::to_string(outputPadding) + " (output padding must be below the "
+                        "stride or the dilation)");
+  const int64_t outDepth =
+      (depth - 1) * stride - 2 * pad + dilation * (taps - 1) + outputPadding + 1;
+  if (outDepth < 1)
+    return invalidInput("3-d transposed convolution of node '" + node.name() +
+                        "': output depth " + std::to_string(outDepth) + " is too small");
+  const ir::Shape &xs = x->type().shape;
+  const ir::Shape &ws = weight->type().shape;
+  TC_ASSIGN_OR_RETURN(DType compute,
+                      normComputeDType(node, x->type().dtype, "3-d transposed convolution"));
+  // [N, C, D, H, W] -> [N * D, C, H, W]
+  TC_ASSIGN_OR_RETURN(Value * images, permute(node, node.castTo(x, compute), {0, 2, 1, 3, 4}));
+  TC_ASSIGN_OR_RETURN(
+      images, reshape(node, images,
+                      {ir::Dim(ir::SymExpr::mul(xs[0].asExpr(), ir::SymExpr::constant(depth))),
+                       xs[1], xs[3], xs[4]}));
+  TC_ASSIGN_OR_RETURN(
+      Value * kernel,
+      reshape(node, node.castTo(weight, compute),
+              {ws[0], ir::Dim(ir::SymExpr::mul(ws[1].asExpr(), ir::SymExpr::constant(taps))), ws[3],
+               ws[4]}));
+  AttrMap attrs;
+  attrs.set("dilation", std::vector<int64_t>{args.dilation[1], args.dilation[2]});
+  attrs.set("groups", args.groups);
+  attrs.set("output_padding", std::vector<int64_t>{args.outputPadding[1], args.outputPadding[2]});
+  attrs.set("padding", std::vector<int64_t>{args.padding[1], args.padding[2]});
+  attrs.set("stride", std::vector<int64_t>{args.stride[1], args.stride[2]});
+  TC_ASSIGN_OR_RETURN(Value * planes, emitInferred(node, OpKind::ConvTranspose2d, {images, kernel},
+                                                   std::move(attrs)));
+  const ir::Shape &ps = planes->type().shape;
+  if (!ps[1].isStatic() || ps[1].value() % taps != 0)
+    return invalidInput("3-d transposed convolution of node '" + node.name() + "': weight " +
+                        weight->type().str() + " does not fit the input " + x->type().str());
+  const ir::Dim outChannels(ps[1].value() / taps);
+  TC_ASSIGN_OR_RETURN(planes, reshape(node, planes,
+                                      {xs[0], ir::Dim(depth), outChannels, ir::Dim(taps), ps[2],
+                                       ps[3]}));
+  Value *sum = nullptr;
+  for (int64_t kd = 0; kd < taps; ++kd) {
+    AttrMap select;
+    select.set("dim", int64_t{3});
+    select.set("index", kd);
+    TC_ASSIGN_OR_RETURN(Value * tap,
+                        emitInferred(node, OpKind::Select, {planes}, std::move(select)));
+    if (stride > 1) { // [N, D, O, ..] -> [N, D * stride, O, ..], input depth id at id * stride
+      TC_ASSIGN_OR_RETURN(tap, unsqueeze(node, tap, 2));
+      TC_ASSIGN_OR_RETURN(tap, padDim(node, tap, 2, 0, stride - 1));
+      TC_ASSIGN_OR_RETURN(tap, reshape(node, tap, {xs[0], ir::Dim(depth * stride), outChannels,
+                                                   ps[2], ps[3]}));
+    }
+    const int64_t shift = kd * dilation - pad;
+    TC_ASSIGN_OR_RETURN(tap, padDim(node, tap, 1, shift, outDepth - depth * stride - shift));
+    if (sum == nullptr) {
+      sum = tap;
+      continue;
+    }
+    TC_ASSIGN_OR_RETURN(sum, binary(node, OpKind::Add, sum, tap));
+  }
+  TC_ASSIGN_OR_RETURN(Value * y, permute(node, sum, {0, 2, 1, 3, 4}));
+  if (bias) {
+    TC_ASSIGN_OR_RETURN(Value * shift,
+                        reshape(node, node.castTo(bias, compute), channelShape(outChannels, 3)));
+    TC_ASSIGN_OR_RETURN(y, binary(node, OpKind::Add, y, shift));
+  }
+  return node.castTo(y, x->type().dtype);
 }
 
 /// conv2d / conv_transpose2d on a batched 2-d view of the input: a 1-d convolution gets a unit
@@ -173,20 +366,27 @@ Status emitConvolution(NodeImport &node, ConvArgs args) {
     args.trimFront.insert(args.trimFront.begin(), 0);
     squeezed.push_back(2);
   }
-  std::vector<Value *> operands{x, weight};
-  if (bias)
-    operands.push_back(bias);
-  AttrMap attrs;
-  attrs.set("dilation", args.dilation);
-  attrs.set("groups", args.groups);
-  if (args.transposed)
-    attrs.set("output_padding", args.outputPadding);
-  attrs.set("padding", args.padding);
-  attrs.set("stride", args.stride);
-  TC_ASSIGN_OR_RETURN(Value * y,
-                      emitInferred(node, args.transposed ? OpKind::ConvTranspose2d : OpKind::Conv2d,
-                                   operands, std::move(attrs)));
-  for (size_t i = 0; i < 2; ++i) {
+  Value *y = nullptr;
+  if (spatial == 3 && args.transposed) {
+    TC_ASSIGN_OR_RETURN(y, convTranspose3dAs2d(node, x, weight, bias, args));
+  } else if (spatial == 3) {
+    TC_ASSIGN_OR_RETURN(y, conv3dAs2d(node, x, weight, bias, args));
+  } else {
+    std::vector<Value *> operands{x, weight};
+    if (bias)
+      operands.push_back(bias);
+    AttrMap attrs;
+    attrs.set("dilation", args.dilation);
+    attrs.set("groups", args.groups);
+    if (args.transposed)
+      attrs.set("output_padding", args.outputPadding);
+    attrs.set("padding", args.padding);
+    attrs.set("stride", args.stride);
+    TC_ASSIGN_OR_RETURN(y, emitInferred(node,
+                                        args.transposed ? OpKind::ConvTranspose2d : OpKind::Conv2d,
+                                        operands, std::move(attrs)));
+  }
+  for (size_t i = 0; i < args.trimFront.size(); ++i) {
     if (args.trimFront[i] == 0)
       continue;
     auto dim = static_cast<int64_t>(2 + i);
@@ -270,15 +470,6 @@ Status importConvTranspose(NodeImport &node) {
 // ---- normalization ----
 
 namespace {
-
-/// [C, 1, ..., 1] with `trailing` ones: a per-channel parameter broadcast over NC... inputs.
-ir::Shape channelShape(const ir::Dim &channels, size_t trailing) {
-  ir::Shape shape{channels};
-  // (Appended one by one: GCC 12 flags resize(n, Dim(1))'s inlined fill as maybe-uninitialized.)
-  for (size_t i = 0; i < trailing; ++i)
-    shape.emplace_back(1);
-  return shape;
-}
 
 /// Group norm of x [N, C, *] in `groups` groups, then the optional per-channel affine; binds
 /// output 0 and, when `statistics` and used, outputs 1 and 2 (mean and rstd, [N, groups]).

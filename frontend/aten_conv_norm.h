@@ -1,5 +1,5 @@
 // Import functions of frontend/aten_table.cpp's table for the convolution and normalization
-// family: 1-d and 2-d convolutions (plain and transposed), group/instance norm, weight norm and
+// family: 1-d, 2-d and 3-d convolutions (plain and transposed), group/instance norm, weight norm and
 // vector norms. Their decompositions (frontend/aten_conv_norm.cpp) are larger than the rest of
 // the table's entries, hence their own file.
 #pragma once
@@ -9,15 +9,17 @@
 namespace thunderc::frontend {
 
 /// conv1d/conv2d/conv3d.default (training IR) and convolution.default (core ATen, plain or
-/// transposed). 1-d convolutions become 2-d ones over a unit height; unbatched inputs get a
-/// batch of one. 3-d convolutions are refused (Unsupported).
+/// transposed). 1-d convolutions become 2-d ones over a unit height; 3-d ones a conv2d over
+/// the depth taps unfolded into channels, transposed 3-d ones a conv_transpose2d per input
+/// depth whose planes are summed into their output depths (static depth); unbatched inputs
+/// get a batch of one.
 Status importConvolution(NodeImport &node);
 
-/// conv1d.padding / conv2d.padding: padding given as "valid" or "same" (stride 1); an odd
+/// conv1d.padding / conv2d.padding / conv3d.padding: padding given as "valid" or "same" (stride 1); an odd
 /// total "same" padding (even kernel extent) puts its extra element last, like PyTorch.
 Status importConvolutionPaddingMode(NodeImport &node);
 
-/// conv_transpose1d.default and conv_transpose2d.input (training IR).
+/// conv_transpose1d.default, conv_transpose2d.input and conv_transpose3d.input (training IR).
 Status importConvTranspose(NodeImport &node);
 
 /// group_norm.default (training IR) and native_group_norm.default (core ATen; its mean and

@@ -11,6 +11,7 @@
 
 #include "frontend/aten_scatter.h"
 #include "frontend/aten_sort.h"
+#include "frontend/aten_spatial.h"
 #include "frontend/aten_conv_norm.h"
 #include "frontend/aten_rnn.h"
 #include "frontend/node_importer.h"
@@ -1502,7 +1503,7 @@ constexpr TableEntry kTable[] = {
     {"aten.scaled_dot_product_attention.default", importAttention},
     // pooling
     {"aten.max_pool2d.default", importMaxPool2d},
-    {"aten.max_pool2d_with_indices.default", importMaxPool2d},
+    {"aten.max_pool2d_with_indices.default", importMaxPoolWithIndices},
     {"aten.avg_pool2d.default", importAvgPool2d},
     {"aten.adaptive_avg_pool2d.default", importAdaptiveAvgPool2d},
     {"aten._adaptive_avg_pool2d.default", importAdaptiveAvgPool2d},
@@ -1658,6 +1659,20 @@ constexpr TableEntry kTable[] = {
     {"aten._cdist_forward.default", importCdist},
     {"aten.pdist.default", importPdist},
     {"aten._pdist_forward.default", importPdist},
+    // 3-d convolution with string padding, 3-d pools, grid sampling, im2col / col2im
+    // (frontend/aten_spatial.cpp)
+    {"aten.conv3d.padding", importConvolutionPaddingMode},
+    {"aten.conv_transpose3d.input", importConvTranspose},
+    {"aten.max_pool3d.default", importMaxPoolWithIndices},
+    {"aten.max_pool3d_with_indices.default", importMaxPoolWithIndices},
+    {"aten.avg_pool3d.default", importAvgPool3d},
+    {"aten.adaptive_avg_pool3d.default", importAdaptiveAvgPool3d},
+    {"aten._adaptive_avg_pool3d.default", importAdaptiveAvgPool3d},
+    {"aten.grid_sampler_2d.default", importGridSampler},
+    {"aten.grid_sampler.default", importGridSampler},
+    {"aten.affine_grid_generator.default", importAffineGrid},
+    {"aten.im2col.default", importIm2col},
+    {"aten.col2im.default", importCol2im},
 };
 // clang-format on
 

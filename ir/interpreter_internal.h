@@ -65,13 +65,15 @@ Status runReductionOp(OpCall &call);
 /// Family Nn: softmax, log_softmax, cumsum, layer_norm, batch_norm, linear, matmul, addmm,
 /// conv2d, conv_transpose2d, attention.
 Status runNnOp(OpCall &call);
-/// Family Pool: max_pool2d, avg_pool2d, adaptive_avg_pool2d.
+/// Family Pool: max_pool2d/3d, max_pool_indices, avg_pool2d/3d, adaptive_avg_pool2d/3d.
 Status runPoolOp(OpCall &call);
 /// Family Shape: views and data movement, full, arange, embedding, index_select.
 Status runShapeOp(OpCall &call);
 /// pad (family Shape) and upsample (family Pool): ir/interpreter_resample.cpp.
 Status runPad(OpCall &call);
 Status runUpsample(OpCall &call);
+/// grid_sample (family Pool): ir/interpreter_resample.cpp.
+Status runGridSample(OpCall &call);
 /// flip, diagonal, as_strided, slice_scatter and scatter (of family Shape; runShapeOp
 /// forwards them).
 Status runScatterOp(OpCall &call);

@@ -1,7 +1,9 @@
-// pad and upsample in the reference interpreter: each result element is computed from the
-// source index PyTorch's kernels use (ATen/native/Padding.h, UpSample.h), independently of the
-// kernel libraries' shared helpers, so that the per-op tests compare two implementations.
+// pad, upsample and grid_sample in the reference interpreter: each result element is computed
+// from the source index PyTorch's kernels use (ATen/native/Padding.h, UpSample.h,
+// GridSampler.h), independently of the kernel libraries' shared helpers, so that the per-op
+// tests compare two implementations.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "ir/host_tensor.h"
@@ -200,7 +202,120 @@ Status upsample(OpCall &call) {
   return Status::success();
 }
 
+// ---- grid_sample (PyTorch's ATen/native/GridSampler.h, in double) ----
+
+/// A grid coordinate in [-1, 1] as a pixel coordinate of a dim of `size` pixels.
+double gridUnnormalize(double coord, int64_t size, bool alignCorners) {
+  if (alignCorners)
+    return (coord + 1.0) / 2.0 * static_cast<double>(size - 1);
+  return ((coord + 1.0) * static_cast<double>(size) - 1.0) / 2.0;
+}
+
+/// `coord` folded back and forth into [twiceLow / 2, twiceHigh / 2].
+double reflectCoordinate(double coord, int64_t twiceLow, int64_t twiceHigh) {
+  if (twiceLow == twiceHigh)
+    return 0.0;
+  double low = static_cast<double>(twiceLow) / 2.0;
+  double span = static_cast<double>(twiceHigh - twiceLow) / 2.0;
+  coord = std::fabs(coord - low);
+  double extra = std::fmod(coord, span);
+  auto flips = static_cast<int64_t>(std::floor(coord / span));
+  return flips % 2 == 0 ? extra + low : span - extra + low;
+}
+
+/// A pixel coordinate after the padding mode: border clamps into [0, size - 1], reflection
+/// mirrors at the corner pixels' centers (align_corners) or their outer edges, then clamps.
+double gridPadded(double coord, int64_t size, const std::string &padding, bool alignCorners) {
+  auto clip = [size](double c) {
+    return std::min(static_cast<double>(size - 1), std::max(c, 0.0));
+  };
+  if (padding == "border")
+    return clip(coord);
+  if (padding == "reflection") {
+    coord = alignCorners ? reflectCoordinate(coord, 0, 2 * (size - 1))
+                         : reflectCoordinate(coord, -1, 2 * size - 1);
+    return clip(coord);
+  }
+  return coord;
+}
+
+/// Keys' cubic convolution weights (A = -0.75) of the 4 taps around fraction t.
+std::array<double, 4> cubicWeights(double t) {
+  const double a = -0.75;
+  auto near = [a](double x) { return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0; };
+  auto far = [a](double x) { return ((a * x - 5.0 * a) * x + 8.0 * a) * x - 4.0 * a; };
+  return {far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)};
+}
+
+/// grid_sample(x[N,C,H,W], grid[N,OH,OW,2]): bilinear blends the 4 neighbours, nearest reads
+/// the one at the coordinate rounded half to even, bicubic blends 4x4 taps (rows first), each
+/// tap's index passed through the padding mode; a tap outside the input reads 0.
+Status gridSample(OpCall &call) {
+  const Tensor &input = call.operand(0);
+  const Tensor &grid = call.operand(1);
+  if (input.rank() != 4 || grid.rank() != 4 || grid.shape[0] != input.shape[0] ||
+      grid.shape[3] != 2)
+    return invalidInput("grid_sample input " + shapeText(input.shape) + " and grid " +
+                        shapeText(grid.shape) + " (expected [N,C,H,W] and [N,H',W',2])");
+  const int64_t N = input.shape[0], C = input.shape[1], H = input.shape[2], W = input.shape[3];
+  const int64_t OH = grid.shape[1], OW = grid.shape[2];
+  TC_TRY(expectShape(call.result(), {N, C, OH, OW}));
+  const std::string &mode = attr::mode(call.node);
+  const std::string &padding = attr::padding_mode(call.node);
+  const bool alignCorners = attr::align_corners(call.node);
+  double *result = call.result().data.data();
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t c = 0; c < C; ++c) {
+      const double *plane = input.data.data() + (n * C + c) * H * W;
+      auto at = [&](int64_t y, int64_t x) {
+        return y >= 0 && y < H && x >= 0 && x < W ? plane[y * W + x] : 0.0;
+      };
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const double *point = grid.data.data() + ((n * OH + oh) * OW + ow) * 2;
+          double value = 0.0;
+          if (mode == "bicubic") {
+            double x = gridUnnormalize(point[0], W, alignCorners);
+            double y = gridUnnormalize(point[1], H, alignCorners);
+            double x0 = std::floor(x), y0 = std::floor(y);
+            std::array<double, 4> wx = cubicWeights(x - x0), wy = cubicWeights(y - y0);
+            for (int j = 0; j < 4; ++j) {
+              double row = 0.0;
+              for (int i = 0; i < 4; ++i) {
+                double tx = gridPadded(x0 - 1 + i, W, padding, alignCorners);
+                double ty = gridPadded(y0 - 1 + j, H, padding, alignCorners);
+                row += wx[static_cast<size_t>(i)] *
+                       at(static_cast<int64_t>(ty), static_cast<int64_t>(tx));
+              }
+              value += wy[static_cast<size_t>(j)] * row;
+            }
+          } else {
+            double x = gridPadded(gridUnnormalize(point[0], W, alignCorners), W, padding,
+                                  alignCorners);
+            double y = gridPadded(gridUnnormalize(point[1], H, alignCorners), H, padding,
+                                  alignCorners);
+            if (mode == "nearest") {
+              value = at(static_cast<int64_t>(std::nearbyint(y)),
+                         static_cast<int64_t>(std::nearbyint(x)));
+            } else {
+              double x0 = std::floor(x), y0 = std::floor(y);
+              double fx = x - x0, fy = y - y0;
+              auto ix = static_cast<int64_t>(x0), iy = static_cast<int64_t>(y0);
+              value = at(iy, ix) * (1 - fx) * (1 - fy) + at(iy, ix + 1) * fx * (1 - fy) +
+                      at(iy + 1, ix) * (1 - fx) * fy + at(iy + 1, ix + 1) * fx * fy;
+            }
+          }
+          *result++ = value;
+        }
+      }
+    }
+  }
+  return Status::success();
+}
+
 } // namespace
+
+Status runGridSample(OpCall &call) { return gridSample(call); }
 
 Status runPad(OpCall &call) { return pad(call); }
 

@@ -324,7 +324,7 @@ Expected<TypeList> single(Expected<TensorType> type) {
 }
 
 // Elementwise unary and binary ops are inferred by family; every other op has a case below.
-static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 51,
+static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 56,
               "ir/ops.def changed: give the new op a case in inferByOp");
 
 // Unary and binary ops by family, the others with one case per op of ir/ops.def. The operand
@@ -373,9 +373,15 @@ Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap 
     return single(inferAttention(operands, attrs));
   case OpKind::MaxPool2d:
   case OpKind::AvgPool2d:
+  case OpKind::MaxPool3d:
+  case OpKind::AvgPool3d:
+  case OpKind::MaxPoolIndices:
     return single(inferPool2d(op, x, attrs));
   case OpKind::AdaptiveAvgPool2d:
-    return single(inferAdaptiveAvgPool2d(x, attrs));
+  case OpKind::AdaptiveAvgPool3d:
+    return single(inferAdaptiveAvgPool2d(op, x, attrs));
+  case OpKind::GridSample:
+    return single(inferGridSample(x, operands[1], attrs));
   case OpKind::Reshape:
     return single(inferReshape(x, attrs));
   case OpKind::Permute:

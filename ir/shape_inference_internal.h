@@ -88,8 +88,12 @@ Expected<TensorType> inferAddmm(const TypeList &operands);
 Expected<TensorType> inferConv2d(const TypeList &operands, const AttrMap &attrs);
 Expected<TensorType> inferConvTranspose2d(const TypeList &operands, const AttrMap &attrs);
 Expected<TensorType> inferAttention(const TypeList &operands, const AttrMap &attrs);
+/// max_pool2d/3d, avg_pool2d/3d and max_pool_indices (2 or 3 spatial dims by its kernel).
 Expected<TensorType> inferPool2d(OpKind op, const TensorType &x, const AttrMap &attrs);
-Expected<TensorType> inferAdaptiveAvgPool2d(const TensorType &x, const AttrMap &attrs);
+/// adaptive_avg_pool2d and adaptive_avg_pool3d.
+Expected<TensorType> inferAdaptiveAvgPool2d(OpKind op, const TensorType &x, const AttrMap &attrs);
+Expected<TensorType> inferGridSample(const TensorType &x, const TensorType &grid,
+                                     const AttrMap &attrs);
 Expected<TensorType> inferEmbedding(const TensorType &weight, const TensorType &indices);
 Expected<TensorType> inferGather(const TensorType &x, const TensorType &index,
                                  const AttrMap &attrs);

@@ -41,19 +41,23 @@ struct Window {
   int64_t extent() const { return dilation * (kernel - 1) + 1; }
 };
 
-// Reads a per-spatial-dim attribute, which must have exactly two entries (the importer
+// Reads a per-spatial-dim attribute, which must have exactly N entries (the importer
 // expands PyTorch's single-int forms and fills max_pool2d's empty default stride).
-Expected<std::array<int64_t, 2>> readPair(OpKind op, const std::vector<int64_t> &values,
+template <size_t N = 2>
+Expected<std::array<int64_t, N>> readPair(OpKind op, const std::vector<int64_t> &values,
                                           const char *name, int64_t minimum) {
-  if (values.size() != 2)
-    return invalidInput(std::string(opName(op)) + " " + name + " must have 2 entries, got " +
-                        intsStr(values));
+  if (values.size() != N)
+    return invalidInput(std::string(opName(op)) + " " + name + " must have " +
+                        std::to_string(N) + " entries, got " + intsStr(values));
   for (int64_t value : values) {
     if (value < minimum)
       return invalidInput(std::string(opName(op)) + " " + name + " must be at least " +
                           std::to_string(minimum) + ", got " + intsStr(values));
   }
-  return std::array<int64_t, 2>{values[0], values[1]};
+  std::array<int64_t, N> entries{};
+  for (size_t i = 0; i < N; ++i)
+    entries[i] = values[i];
+  return entries;
 }
 
 // Output size of a window sliding over `input`:
@@ -79,12 +83,13 @@ Expected<Dim> windowOutputDim(OpKind op, const Dim &input, const Window &window,
   return Dim(addLikeTerms(floorDivide(numerator, window.stride), SymExpr::constant(1)));
 }
 
-// The spatial output dims of `x` (its last two dims), each required to be positive.
+// The spatial output dims of `x` (its last N dims), each required to be positive.
+template <size_t N>
 Expected<Shape> windowOutputShape(OpKind op, const TensorType &x,
-                                  const std::array<Window, 2> &windows, bool ceilMode) {
-  Shape shape = leadingDims(x.shape, 2);
-  for (size_t i = 0; i < 2; ++i) {
-    const Dim &input = x.shape[x.shape.size() - 2 + i];
+                                  const std::array<Window, N> &windows, bool ceilMode) {
+  Shape shape = leadingDims(x.shape, N);
+  for (size_t i = 0; i < N; ++i) {
+    const Dim &input = x.shape[x.shape.size() - N + i];
     TC_ASSIGN_OR_RETURN(Dim output, windowOutputDim(op, input, windows[i], ceilMode));
     if (output.isStatic() && output.value() < 1)
       return invalidInput(std::string(opName(op)) + " output size " + output.str() +
@@ -360,45 +365,89 @@ Expected<TensorType> inferAttention(const TypeList &operands, const AttrMap &att
 
 // ---- pooling ----
 
-Expected<TensorType> inferPool2d(OpKind op, const TensorType &x, const AttrMap &attrs) {
-  TC_TRY(requireRank(op, "input", x, 3, 4));
-  TC_ASSIGN_OR_RETURN(auto kernel, readPair(op, attr::kernel(attrs), "kernel", 1));
-  TC_ASSIGN_OR_RETURN(auto stride, readPair(op, attr::stride(attrs), "stride", 1));
-  TC_ASSIGN_OR_RETURN(auto padding, readPair(op, attr::padding(attrs), "padding", 0));
-  std::array<int64_t, 2> dilation{1, 1};
-  if (op == OpKind::MaxPool2d) {
-    TC_ASSIGN_OR_RETURN(dilation, readPair(op, attr::dilation(attrs), "dilation", 1));
-  }
-  if (op == OpKind::AvgPool2d && attr::divisor_override(attrs) == 0)
-    return invalidInput("avg_pool2d divisor_override must not be zero");
+namespace {
 
-  std::array<Window, 2> windows;
-  for (size_t i = 0; i < 2; ++i) {
+// max_pool2d/3d, avg_pool2d/3d and max_pool_indices over the last N dims of x.
+template <size_t N>
+Expected<TensorType> inferPoolN(OpKind op, const TensorType &x, const AttrMap &attrs) {
+  TC_TRY(requireRank(op, "input", x, static_cast<int64_t>(N) + 1, static_cast<int64_t>(N) + 2));
+  TC_ASSIGN_OR_RETURN(auto kernel, readPair<N>(op, attr::kernel(attrs), "kernel", 1));
+  TC_ASSIGN_OR_RETURN(auto stride, readPair<N>(op, attr::stride(attrs), "stride", 1));
+  TC_ASSIGN_OR_RETURN(auto padding, readPair<N>(op, attr::padding(attrs), "padding", 0));
+  std::array<int64_t, N> dilation;
+  dilation.fill(1);
+  bool isAvg = op == OpKind::AvgPool2d || op == OpKind::AvgPool3d;
+  if (!isAvg) {
+    TC_ASSIGN_OR_RETURN(dilation, readPair<N>(op, attr::dilation(attrs), "dilation", 1));
+  }
+  if (isAvg && attr::divisor_override(attrs) == 0)
+    return invalidInput(std::string(opName(op)) + " divisor_override must not be zero");
+
+  std::array<Window, N> windows;
+  for (size_t i = 0; i < N; ++i) {
     windows[i] = {kernel[i], stride[i], padding[i], dilation[i]};
     // PyTorch's pool2d_shape_check bounds padding by half the (undilated) kernel.
     if (padding[i] > kernel[i] / 2)
       return invalidInput(std::string(opName(op)) + " padding " +
-                          intsStr({padding[0], padding[1]}) + " exceeds half the kernel " +
-                          intsStr({kernel[0], kernel[1]}));
+                          intsStr(std::vector<int64_t>(padding.begin(), padding.end())) +
+                          " exceeds half the kernel " +
+                          intsStr(std::vector<int64_t>(kernel.begin(), kernel.end())));
   }
   TC_ASSIGN_OR_RETURN(Shape shape, windowOutputShape(op, x, windows, attr::ceil_mode(attrs)));
+  return TensorType{op == OpKind::MaxPoolIndices ? DType::I64 : x.dtype, std::move(shape)};
+}
+
+template <size_t N>
+Expected<TensorType> inferAdaptiveAvgPoolN(OpKind op, const TensorType &x, const AttrMap &attrs) {
+  TC_TRY(requireRank(op, "input", x, static_cast<int64_t>(N) + 1, static_cast<int64_t>(N) + 2));
+  TC_ASSIGN_OR_RETURN(auto outputSize, readPair<N>(op, attr::output_size(attrs), "output_size", 0));
+  // PyTorch rejects empty non-batch dims: there is nothing to average.
+  for (size_t i = x.shape.size() - N - 1; i < x.shape.size(); ++i) {
+    if (x.shape[i].isStatic() && x.shape[i].value() == 0)
+      return invalidInput(std::string(opName(op)) + " input " + x.str() + " has an empty dim " +
+                          std::to_string(i));
+  }
+  Shape shape = leadingDims(x.shape, N);
+  for (int64_t size : outputSize)
+    shape.push_back(Dim(size));
   return TensorType{x.dtype, std::move(shape)};
 }
 
-Expected<TensorType> inferAdaptiveAvgPool2d(const TensorType &x, const AttrMap &attrs) {
-  OpKind op = OpKind::AdaptiveAvgPool2d;
-  TC_TRY(requireRank(op, "input", x, 3, 4));
-  TC_ASSIGN_OR_RETURN(auto outputSize, readPair(op, attr::output_size(attrs), "output_size", 0));
-  // PyTorch rejects empty non-batch dims: there is nothing to average.
-  for (size_t i = x.shape.size() - 3; i < x.shape.size(); ++i) {
-    if (x.shape[i].isStatic() && x.shape[i].value() == 0)
-      return invalidInput("adaptive_avg_pool2d input " + x.str() + " has an empty dim " +
-                          std::to_string(i));
-  }
-  Shape shape = leadingDims(x.shape, 2);
-  shape.push_back(Dim(outputSize[0]));
-  shape.push_back(Dim(outputSize[1]));
-  return TensorType{x.dtype, std::move(shape)};
+} // namespace
+
+Expected<TensorType> inferPool2d(OpKind op, const TensorType &x, const AttrMap &attrs) {
+  if (op == OpKind::MaxPool3d || op == OpKind::AvgPool3d ||
+      (op == OpKind::MaxPoolIndices && attr::kernel(attrs).size() == 3))
+    return inferPoolN<3>(op, x, attrs);
+  return inferPoolN<2>(op, x, attrs);
+}
+
+Expected<TensorType> inferAdaptiveAvgPool2d(OpKind op, const TensorType &x, const AttrMap &attrs) {
+  if (op == OpKind::AdaptiveAvgPool3d)
+    return inferAdaptiveAvgPoolN<3>(op, x, attrs);
+  return inferAdaptiveAvgPoolN<2>(op, x, attrs);
+}
+
+Expected<TensorType> inferGridSample(const TensorType &x, const TensorType &grid,
+                                     const AttrMap &attrs) {
+  OpKind op = OpKind::GridSample;
+  TC_TRY(requireFloating(op, x));
+  TC_TRY(requireRank(op, "input", x, 4, 4));
+  TC_TRY(requireRank(op, "grid", grid, 4, 4));
+  TC_TRY(requireSameDType(x, grid));
+  if (!mayBeEqual(x.shape[0], grid.shape[0]) ||
+      !(grid.shape[3].isStatic() && grid.shape[3].value() == 2))
+    return invalidInput("grid_sample grid " + grid.str() + " must be [N, H, W, 2] for input " +
+                        x.str());
+  const std::string &mode = attr::mode(attrs);
+  if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
+    return invalidInput("grid_sample mode '" + mode +
+                        "' (expected 'bilinear', 'nearest' or 'bicubic')");
+  const std::string &padding = attr::padding_mode(attrs);
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    return invalidInput("grid_sample padding_mode '" + padding +
+                        "' (expected 'zeros', 'border' or 'reflection')");
+  return TensorType{x.dtype, {x.shape[0], x.shape[1], grid.shape[1], grid.shape[2]}};
 }
 
 // ---- index ops ----

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 from torch.export import Dim
 
 import zoo
@@ -134,6 +135,51 @@ class Seq2Seq(nn.Module):
         mask = nn.Transformer.generate_square_subsequent_mask(target.shape[1])
         # tgt_is_causal: without it nn.Transformer inspects the mask's values (data-dependent).
         return self.model(source, target, tgt_mask=mask, tgt_is_causal=True)
+
+
+class VideoNet(nn.Module):
+    """A tiny video classifier: two Conv3d + BatchNorm3d + ReLU blocks with 3-d max pooling,
+    global 3-d average pooling and a linear head, on [N, 3, frames, H, W] clips."""
+
+    def __init__(self, channels: int = 8, classes: int = 5):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv3d(3, channels, 3, padding=1), nn.BatchNorm3d(channels), nn.ReLU(),
+            nn.MaxPool3d((1, 2, 2)),
+            nn.Conv3d(channels, 2 * channels, 3, stride=(1, 2, 2), padding=1),
+            nn.BatchNorm3d(2 * channels), nn.ReLU(),
+            nn.MaxPool3d(2, ceil_mode=True),
+            nn.AvgPool3d((1, 2, 2), stride=1, padding=(0, 1, 1), count_include_pad=False))
+        self.pool = nn.AdaptiveAvgPool3d(1)
+        self.head = nn.Linear(2 * channels, classes)
+
+    def forward(self, clip: torch.Tensor) -> torch.Tensor:
+        return self.head(torch.flatten(self.pool(self.features(clip)), 1))
+
+
+class SpatialTransformer(nn.Module):
+    """A spatial transformer network: a small CNN regresses a 2x3 affine transform (initialized
+    near the identity) from the image, affine_grid + grid_sample warp the image with it, and a
+    classifier reads the warped image; a bicubic, border-padded resampling of the warp joins it."""
+
+    def __init__(self, classes: int = 10):
+        super().__init__()
+        self.localization = nn.Sequential(nn.Conv2d(1, 8, 5), nn.MaxPool2d(2), nn.ReLU(),
+                                          nn.Conv2d(8, 8, 3), nn.AdaptiveAvgPool2d(2), nn.ReLU(),
+                                          nn.Flatten(), nn.Linear(32, 6))
+        with torch.no_grad():
+            self.localization[-1].weight.mul_(0.1)
+            self.localization[-1].bias.copy_(torch.tensor([1.0, 0, 0, 0, 1.0, 0]))
+        self.classifier = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(),
+                                        nn.MaxPool2d(2), nn.Flatten(), nn.Linear(8 * 8 * 8, classes))
+
+    def forward(self, image: torch.Tensor) -> torch.Tensor:
+        theta = self.localization(image).view(-1, 2, 3)
+        grid = F.affine_grid(theta, list(image.shape), align_corners=False)
+        warped = F.grid_sample(image, grid, align_corners=False)
+        refined = F.grid_sample(warped, grid, mode="bicubic", padding_mode="border",
+                                align_corners=False)
+        return self.classifier(warped + 0.5 * refined)
 
 
 def _entry(name: str, build: Callable[[], nn.Module], inputs: Callable[..., tuple],
@@ -257,6 +303,9 @@ GALLERY: list[zoo.ZooEntry] = [
     _entry("nn_gru", lambda: Recurrent("GRU"), lambda g: (zoo._randn(g, 1, 6, 16),), 143),
     _entry("nn_transformer", Seq2Seq,
            lambda g: (zoo._randn(g, 1, 6, 32), zoo._randn(g, 1, 5, 32)), 144),
+    _entry("nn_video3d", VideoNet, lambda g: (zoo._randn(g, 2, 3, 6, 16, 16),), 145),
+    _entry("nn_spatial_transformer", SpatialTransformer,
+           lambda g: (zoo._randn(g, 2, 1, 16, 16),), 146),
 ]
 
 

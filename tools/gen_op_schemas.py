@@ -119,6 +119,8 @@ EXTRA_OVERLOADS = [
     "sort.stable", "argsort.default", "argsort.stable", "msort.default", "kthvalue.default",
     "embedding_bag.default", "embedding_bag.padding_idx", "_embedding_bag_forward_only.default",
     "cdist.default", "pdist.default",
+    # 3-d convolution with string padding, transposed 3-d convolution, grid_sample, affine_grid and nn.Unfold in training IR.
+    "conv3d.padding", "conv_transpose3d.input", "grid_sampler.default", "affine_grid_generator.default", "im2col.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

@@ -1,6 +1,8 @@
-// CPU kernels for 2-D pooling over NCHW planes: max_pool2d, avg_pool2d and
-// adaptive_avg_pool2d, with PyTorch's window and divisor rules; and upsample (nearest,
-// nearest-exact, linear) over 1 to 3 trailing dims with PyTorch's source indices. The caller
+// CPU kernels for pooling over [D, H, W] planes: max_pool3d (values and/or indices),
+// avg_pool3d and adaptive_avg_pool3d with PyTorch's window and divisor rules (tc_math.h's
+// *_pool_window, shared with the CUDA kernels), the 2-d pools being 3-d ones of unit depth;
+// upsample (nearest, nearest-exact, linear) over 1 to 3 trailing dims with PyTorch's source
+// indices; and grid_sample. The caller
 // computes the output size (ceil_mode lives there); windows that start past the input are
 // handled here.
 #pragma once
@@ -13,102 +15,108 @@
 
 namespace tc {
 
-/// Max over each window of each of the N * C planes. Padding acts as -infinity (the lowest
-/// value for integers), a NaN in the window wins, and a window entirely in padding gives
-/// -infinity.
+/// Max over each window of each of the `planes` [D, H, W] planes of x into y (when not null)
+/// and the offset of each maximum within its plane into `indices` (when not null; PyTorch's
+/// max_pool indices). Padding acts as -infinity (the lowest value for integers), a NaN in
+/// the window wins, and a window entirely in padding gives -infinity. See max_pool_window.
+template <typename T>
+void max_pool3d(const T *x, int64_t planes, const pool_geometry &g, T *y, int64_t *indices) {
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
+  for (int64_t p = 0; p < planes; ++p) {
+    const T *plane = x + p * in_plane;
+    for (int64_t o = 0; o < out_plane; ++o) {
+      int64_t position[3];
+      pool_position(g, o, position);
+      int64_t where = 0;
+      const compute_t<T> best = max_pool_window(plane, g, position, &where);
+      if (y)
+        y[p * out_plane + o] = cast<T>(best);
+      if (indices)
+        indices[p * out_plane + o] = where;
+    }
+  }
+}
+
+/// Mean over each window of each [D, H, W] plane (see avg_pool_window for the divisor).
+template <typename T>
+void avg_pool3d(const T *x, int64_t planes, const pool_geometry &g, bool count_include_pad,
+                int64_t divisor_override, T *y) {
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
+  for (int64_t p = 0; p < planes; ++p) {
+    for (int64_t o = 0; o < out_plane; ++o) {
+      int64_t position[3];
+      pool_position(g, o, position);
+      y[p * out_plane + o] = cast<T>(
+          avg_pool_window(x + p * in_plane, g, position, count_include_pad, divisor_override));
+    }
+  }
+}
+
+/// Adaptive mean pooling of each [D, H, W] plane to [OD, OH, OW] (see
+/// adaptive_avg_pool_window). The input dims must be positive unless the output is empty.
+template <typename T>
+void adaptive_avg_pool3d(const T *x, int64_t planes, const pool_geometry &g, T *y) {
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
+  for (int64_t p = 0; p < planes; ++p) {
+    for (int64_t o = 0; o < out_plane; ++o) {
+      int64_t position[3];
+      pool_position(g, o, position);
+      y[p * out_plane + o] = cast<T>(adaptive_avg_pool_window(x + p * in_plane, g, position));
+    }
+  }
+}
+
+/// max_pool3d over N * C planes of unit depth.
 template <typename T>
 void max_pool2d(const T *x, int64_t N, int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW,
                 int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dil_h,
                 int64_t dil_w, T *y, int64_t OH, int64_t OW) {
-  using Compute = compute_t<T>;
-  for (int64_t p = 0; p < N * C; ++p) {
-    const T *plane = x + p * H * W;
-    T *out = y + p * OH * OW;
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        Compute best = detail::lowest_value<T>();
-        for (int64_t kh = 0; kh < KH; ++kh) {
-          int64_t ih = oh * stride_h - pad_h + kh * dil_h;
-          if (ih < 0 || ih >= H)
-            continue;
-          for (int64_t kw = 0; kw < KW; ++kw) {
-            int64_t iw = ow * stride_w - pad_w + kw * dil_w;
-            if (iw < 0 || iw >= W)
-              continue;
-            Compute value = cast<Compute>(plane[ih * W + iw]);
-            if (value > best || is_nan(value))
-              best = value;
-          }
-        }
-        out[oh * OW + ow] = cast<T>(best);
-      }
-    }
-  }
+  const pool_geometry g{{1, H, W},          {1, OH, OW},       {1, KH, KW},
+                        {1, stride_h, stride_w}, {0, pad_h, pad_w}, {1, dil_h, dil_w}};
+  max_pool3d(x, N * C, g, y, static_cast<int64_t *>(nullptr));
 }
 
-/// Mean over each window, summed in double. The divisor is divisor_override if non-zero;
-/// else, with count_include_pad, the window clipped to the padded input; else the window
-/// clipped to the input. A window entirely outside the input gives 0 (PyTorch's CPU kernel).
+/// avg_pool3d over N * C planes of unit depth.
 template <typename T>
 void avg_pool2d(const T *x, int64_t N, int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW,
                 int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w,
                 bool count_include_pad, int64_t divisor_override, T *y, int64_t OH, int64_t OW) {
-  for (int64_t p = 0; p < N * C; ++p) {
-    const T *plane = x + p * H * W;
-    T *out = y + p * OH * OW;
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        int64_t h0 = oh * stride_h - pad_h;
-        int64_t w0 = ow * stride_w - pad_w;
-        int64_t h1 = detail::min_count(h0 + KH, H + pad_h);
-        int64_t w1 = detail::min_count(w0 + KW, W + pad_w);
-        int64_t padded_count = (h1 - h0) * (w1 - w0);
-        h0 = h0 < 0 ? 0 : h0;
-        w0 = w0 < 0 ? 0 : w0;
-        h1 = detail::min_count(h1, H);
-        w1 = detail::min_count(w1, W);
-        if (h0 >= h1 || w0 >= w1) {
-          out[oh * OW + ow] = cast<T>(0);
-          continue;
-        }
-        double sum = 0.0;
-        for (int64_t ih = h0; ih < h1; ++ih)
-          for (int64_t iw = w0; iw < w1; ++iw)
-            sum += cast<double>(plane[ih * W + iw]);
-        int64_t divisor = divisor_override != 0 ? divisor_override
-                          : count_include_pad   ? padded_count
-                                                : (h1 - h0) * (w1 - w0);
-        out[oh * OW + ow] = cast<T>(sum / static_cast<double>(divisor));
-      }
-    }
-  }
+  const pool_geometry g{{1, H, W},          {1, OH, OW},       {1, KH, KW},
+                        {1, stride_h, stride_w}, {0, pad_h, pad_w}, {1, 1, 1}};
+  avg_pool3d(x, N * C, g, count_include_pad, divisor_override, y);
 }
 
-/// Output cell (i, j) averages input rows floor(i * H / OH) .. ceil((i + 1) * H / OH) - 1 and
-/// the columns likewise (PyTorch's start_index / end_index). H and W must be positive
-/// unless the output is empty.
+/// adaptive_avg_pool3d over N * C planes of unit depth.
 template <typename T>
 void adaptive_avg_pool2d(const T *x, int64_t N, int64_t C, int64_t H, int64_t W, T *y, int64_t OH,
                          int64_t OW) {
-  for (int64_t p = 0; p < N * C; ++p) {
-    const T *plane = x + p * H * W;
-    T *out = y + p * OH * OW;
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      int64_t h0 = oh * H / OH;
-      int64_t h1 = ((oh + 1) * H + OH - 1) / OH;
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        int64_t w0 = ow * W / OW;
-        int64_t w1 = ((ow + 1) * W + OW - 1) / OW;
-        double sum = 0.0;
-        for (int64_t ih = h0; ih < h1; ++ih)
-          for (int64_t iw = w0; iw < w1; ++iw)
-            sum += cast<double>(plane[ih * W + iw]);
-        out[oh * OW + ow] = cast<T>(sum / static_cast<double>((h1 - h0) * (w1 - w0)));
+  const pool_geometry g{{1, H, W}, {1, OH, OW}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}};
+  adaptive_avg_pool3d(x, N * C, g, y);
+}
+
+/// grid_sample of x [N, C, H, W] at grid [N, OH, OW, 2] into y [N, C, OH, OW] (see
+/// grid_sample_point), computed in float (double for double) and rounded once.
+template <typename T>
+void grid_sample(const T *x, int64_t N, int64_t C, int64_t H, int64_t W, const T *grid,
+                 int64_t OH, int64_t OW, grid_mode mode, grid_padding padding,
+                 bool align_corners, T *y) {
+  using A = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t c = 0; c < C; ++c) {
+      const T *plane = x + (n * C + c) * H * W;
+      T *target = y + (n * C + c) * OH * OW;
+      for (int64_t p = 0; p < OH * OW; ++p) {
+        const T *point = grid + (n * OH * OW + p) * 2;
+        target[p] = cast<T>(grid_sample_point<T, A>(plane, H, W, cast<A>(point[0]),
+                                                    cast<A>(point[1]), mode, padding,
+                                                    align_corners));
       }
     }
   }
 }
-
 
 /// y [planes, out[0], .., out[spatial-1]] = x [planes, in[0], ..] upsampled over `spatial`
 /// (1 to 3) trailing dims in `mode`, scales[s] being the user's scale factor of dim s (0 for

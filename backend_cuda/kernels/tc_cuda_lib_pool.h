@@ -1,7 +1,8 @@
-// tcg 2-D pooling over NCHW planes (max_pool2d, avg_pool2d, adaptive_avg_pool2d) and
-// upsample, the CUDA twins of tc_kernels_pool.h with the same window, padding and divisor
-// rules: one thread per output over the flattened [N * C, OH, OW] outputs (the window loop
-// dwarfs the index math).
+// tcg pooling over [D, H, W] planes (max_pool3d with indices, avg_pool3d, adaptive_avg_pool3d;
+// the 2-d pools as 3-d ones of unit depth), upsample and grid_sample, the CUDA twins of
+// tc_kernels_pool.h computing each output with the same tc_math.h helpers: one thread per
+// output over the flattened [planes, OD, OH, OW] outputs (the window loop dwarfs the index
+// math).
 #pragma once
 
 #include "tc_cuda_lib_common.h"
@@ -9,139 +10,158 @@
 namespace tcg {
 namespace detail {
 
-/// A pooling problem's geometry, passed by value.
-struct pool_shape {
-  int64_t H, W, OH, OW;
-  int64_t KH, KW, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
-};
-
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    max_pool2d_kernel(const T *__restrict__ x, pool_shape p, int64_t count, T *__restrict__ y) {
-  using C = tc::compute_t<T>;
+    max_pool3d_kernel(const T *__restrict__ x, tc::pool_geometry g, int64_t count,
+                      T *__restrict__ y, int64_t *__restrict__ indices) {
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
   for (int64_t i = tc::cuda::global_thread(); i < count; i += tc::cuda::grid_threads()) {
-    const int64_t ow = i % p.OW;
-    const int64_t oh = (i / p.OW) % p.OH;
-    const T *plane = x + i / (p.OW * p.OH) * p.H * p.W;
-    C best = lowest_of<T>();
-    for (int64_t kh = 0; kh < p.KH; ++kh) {
-      const int64_t ih = oh * p.stride_h - p.pad_h + kh * p.dil_h;
-      if (ih < 0 || ih >= p.H)
-        continue;
-      for (int64_t kw = 0; kw < p.KW; ++kw) {
-        const int64_t iw = ow * p.stride_w - p.pad_w + kw * p.dil_w;
-        if (iw < 0 || iw >= p.W)
-          continue;
-        best = tc::cuda::max_op::combine(best, tc::cast<C>(ldg(plane + ih * p.W + iw)));
-      }
-    }
-    y[i] = tc::cast<T>(best);
+    int64_t position[3];
+    tc::pool_position(g, i % out_plane, position);
+    int64_t where = 0;
+    const auto best = tc::max_pool_window(x + i / out_plane * in_plane, g, position, &where);
+    if (y)
+      y[i] = tc::cast<T>(best);
+    if (indices)
+      indices[i] = where;
   }
 }
 
-/// Sums in double, like tc::avg_pool2d (windows are short; exactness is cheap here).
+/// Sums in double, like tc::avg_pool3d (windows are short; exactness is cheap here).
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    avg_pool2d_kernel(const T *__restrict__ x, pool_shape p, bool count_include_pad,
+    avg_pool3d_kernel(const T *__restrict__ x, tc::pool_geometry g, bool count_include_pad,
                       int64_t divisor_override, int64_t count, T *__restrict__ y) {
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
   for (int64_t i = tc::cuda::global_thread(); i < count; i += tc::cuda::grid_threads()) {
-    const int64_t ow = i % p.OW;
-    const int64_t oh = (i / p.OW) % p.OH;
-    const T *plane = x + i / (p.OW * p.OH) * p.H * p.W;
-    int64_t h0 = oh * p.stride_h - p.pad_h;
-    int64_t w0 = ow * p.stride_w - p.pad_w;
-    int64_t h1 = h0 + p.KH < p.H + p.pad_h ? h0 + p.KH : p.H + p.pad_h;
-    int64_t w1 = w0 + p.KW < p.W + p.pad_w ? w0 + p.KW : p.W + p.pad_w;
-    const int64_t padded_count = (h1 - h0) * (w1 - w0);
-    h0 = h0 < 0 ? 0 : h0;
-    w0 = w0 < 0 ? 0 : w0;
-    h1 = h1 < p.H ? h1 : p.H;
-    w1 = w1 < p.W ? w1 : p.W;
-    if (h0 >= h1 || w0 >= w1) { // entirely outside the input: 0, as PyTorch's CPU kernel
-      y[i] = tc::cast<T>(0);
-      continue;
-    }
-    double sum = 0.0;
-    for (int64_t ih = h0; ih < h1; ++ih)
-      for (int64_t iw = w0; iw < w1; ++iw)
-        sum += tc::cast<double>(ldg(plane + ih * p.W + iw));
-    const int64_t divisor = divisor_override != 0 ? divisor_override
-                            : count_include_pad   ? padded_count
-                                                  : (h1 - h0) * (w1 - w0);
-    y[i] = tc::cast<T>(sum / static_cast<double>(divisor));
+    int64_t position[3];
+    tc::pool_position(g, i % out_plane, position);
+    y[i] = tc::cast<T>(tc::avg_pool_window(x + i / out_plane * in_plane, g, position,
+                                           count_include_pad, divisor_override));
   }
 }
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    adaptive_avg_pool2d_kernel(const T *__restrict__ x, pool_shape p, int64_t count,
+    adaptive_avg_pool3d_kernel(const T *__restrict__ x, tc::pool_geometry g, int64_t count,
                                T *__restrict__ y) {
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
   for (int64_t i = tc::cuda::global_thread(); i < count; i += tc::cuda::grid_threads()) {
-    const int64_t ow = i % p.OW;
-    const int64_t oh = (i / p.OW) % p.OH;
-    const T *plane = x + i / (p.OW * p.OH) * p.H * p.W;
-    const int64_t h0 = oh * p.H / p.OH;
-    const int64_t h1 = ((oh + 1) * p.H + p.OH - 1) / p.OH;
-    const int64_t w0 = ow * p.W / p.OW;
-    const int64_t w1 = ((ow + 1) * p.W + p.OW - 1) / p.OW;
-    double sum = 0.0;
-    for (int64_t ih = h0; ih < h1; ++ih)
-      for (int64_t iw = w0; iw < w1; ++iw)
-        sum += tc::cast<double>(ldg(plane + ih * p.W + iw));
-    y[i] = tc::cast<T>(sum / static_cast<double>((h1 - h0) * (w1 - w0)));
+    int64_t position[3];
+    tc::pool_position(g, i % out_plane, position);
+    y[i] = tc::cast<T>(tc::adaptive_avg_pool_window(x + i / out_plane * in_plane, g, position));
   }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    grid_sample_kernel(const T *__restrict__ x, int64_t C, int64_t H, int64_t W,
+                       const T *__restrict__ grid, int64_t OH, int64_t OW, tc::grid_mode mode,
+                       tc::grid_padding padding, bool align_corners, int64_t count,
+                       T *__restrict__ y) {
+  using A = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+  for (int64_t i = tc::cuda::global_thread(); i < count; i += tc::cuda::grid_threads()) {
+    const int64_t p = i % (OH * OW);
+    const int64_t plane = i / (OH * OW); // n * C + c
+    const T *point = grid + (plane / C * OH * OW + p) * 2;
+    y[i] = tc::cast<T>(tc::grid_sample_point<T, A>(x + plane * H * W, H, W,
+                                                   tc::cast<A>(ldg(point)),
+                                                   tc::cast<A>(ldg(point + 1)), mode, padding,
+                                                   align_corners));
+  }
+}
+
+inline int64_t pool_outputs(int64_t planes, const tc::pool_geometry &g) {
+  return planes * g.out[0] * g.out[1] * g.out[2];
 }
 
 } // namespace detail
 
-/// tc::max_pool2d: padding acts as -infinity (the lowest integer), a NaN in the window wins,
-/// and a window entirely in padding gives -infinity.
+/// tc::max_pool3d: one thread per output; y and/or indices (either may be null).
+template <typename T>
+result max_pool3d(const exec &ex, const T *x, int64_t planes, const tc::pool_geometry &g, T *y,
+                  int64_t *indices) {
+  const int64_t count = detail::pool_outputs(planes, g);
+  if (count <= 0)
+    return result{};
+  TC_LAUNCH(detail::blocks_for(count), detail::kThreads, 0, ex.stream, detail::max_pool3d_kernel<T>)
+  (x, g, count, y, indices);
+  return detail::launched();
+}
+
+/// tc::avg_pool3d: window sums in double; the divisor is divisor_override if non-zero, else
+/// the window clipped to the padded input (count_include_pad) or to the input; a window
+/// entirely outside the input gives 0.
+template <typename T>
+result avg_pool3d(const exec &ex, const T *x, int64_t planes, const tc::pool_geometry &g,
+                  bool count_include_pad, int64_t divisor_override, T *y) {
+  const int64_t count = detail::pool_outputs(planes, g);
+  if (count <= 0)
+    return result{};
+  TC_LAUNCH(detail::blocks_for(count), detail::kThreads, 0, ex.stream, detail::avg_pool3d_kernel<T>)
+  (x, g, count_include_pad, divisor_override, count, y);
+  return detail::launched();
+}
+
+/// tc::adaptive_avg_pool3d: each cell averages floor(o * in / out) .. ceil((o + 1) * in /
+/// out) - 1 along each dim, summed in double.
+template <typename T>
+result adaptive_avg_pool3d(const exec &ex, const T *x, int64_t planes, const tc::pool_geometry &g,
+                           T *y) {
+  const int64_t count = detail::pool_outputs(planes, g);
+  if (count <= 0)
+    return result{};
+  TC_LAUNCH(detail::blocks_for(count), detail::kThreads, 0, ex.stream,
+            detail::adaptive_avg_pool3d_kernel<T>)
+  (x, g, count, y);
+  return detail::launched();
+}
+
+/// tc::max_pool2d: max_pool3d over N * C planes of unit depth.
 template <typename T>
 result max_pool2d(const exec &ex, const T *x, int64_t N, int64_t C, int64_t H, int64_t W,
                   int64_t KH, int64_t KW, int64_t stride_h, int64_t stride_w, int64_t pad_h,
                   int64_t pad_w, int64_t dil_h, int64_t dil_w, T *y, int64_t OH, int64_t OW) {
-  const int64_t count = N * C * OH * OW;
-  if (count <= 0)
-    return result{};
-  const detail::pool_shape shape{H,        W,        OH,    OW,    KH,    KW,
-                                 stride_h, stride_w, pad_h, pad_w, dil_h, dil_w};
-  TC_LAUNCH(detail::blocks_for(count), detail::kThreads, 0, ex.stream, detail::max_pool2d_kernel<T>)
-  (x, shape, count, y);
-  return detail::launched();
+  const tc::pool_geometry g{{1, H, W},          {1, OH, OW},       {1, KH, KW},
+                            {1, stride_h, stride_w}, {0, pad_h, pad_w}, {1, dil_h, dil_w}};
+  return max_pool3d(ex, x, N * C, g, y, static_cast<int64_t *>(nullptr));
 }
 
-/// tc::avg_pool2d: window sums in double; the divisor is divisor_override if non-zero, else
-/// the window clipped to the padded input (count_include_pad) or to the input; a window
-/// entirely outside the input gives 0.
+/// tc::avg_pool2d: avg_pool3d over N * C planes of unit depth.
 template <typename T>
 result avg_pool2d(const exec &ex, const T *x, int64_t N, int64_t C, int64_t H, int64_t W,
                   int64_t KH, int64_t KW, int64_t stride_h, int64_t stride_w, int64_t pad_h,
                   int64_t pad_w, bool count_include_pad, int64_t divisor_override, T *y, int64_t OH,
                   int64_t OW) {
-  const int64_t count = N * C * OH * OW;
-  if (count <= 0)
-    return result{};
-  const detail::pool_shape shape{H, W, OH, OW, KH, KW, stride_h, stride_w, pad_h, pad_w, 1, 1};
-  TC_LAUNCH(detail::blocks_for(count), detail::kThreads, 0, ex.stream, detail::avg_pool2d_kernel<T>)
-  (x, shape, count_include_pad, divisor_override, count, y);
-  return detail::launched();
+  const tc::pool_geometry g{{1, H, W},          {1, OH, OW},       {1, KH, KW},
+                            {1, stride_h, stride_w}, {0, pad_h, pad_w}, {1, 1, 1}};
+  return avg_pool3d(ex, x, N * C, g, count_include_pad, divisor_override, y);
 }
 
-/// tc::adaptive_avg_pool2d: cell (i, j) averages rows floor(i * H / OH) .. ceil((i + 1) * H /
-/// OH) - 1 and the columns likewise, summed in double.
+/// tc::adaptive_avg_pool2d: adaptive_avg_pool3d over N * C planes of unit depth.
 template <typename T>
 result adaptive_avg_pool2d(const exec &ex, const T *x, int64_t N, int64_t C, int64_t H, int64_t W,
                            T *y, int64_t OH, int64_t OW) {
+  const tc::pool_geometry g{{1, H, W}, {1, OH, OW}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}};
+  return adaptive_avg_pool3d(ex, x, N * C, g, y);
+}
+
+/// tc::grid_sample: one thread per output, computed in float (double for double).
+template <typename T>
+result grid_sample(const exec &ex, const T *x, int64_t N, int64_t C, int64_t H, int64_t W,
+                   const T *grid, int64_t OH, int64_t OW, tc::grid_mode mode,
+                   tc::grid_padding padding, bool align_corners, T *y) {
   const int64_t count = N * C * OH * OW;
   if (count <= 0)
     return result{};
-  const detail::pool_shape shape{H, W, OH, OW, 1, 1, 1, 1, 0, 0, 1, 1};
   TC_LAUNCH(detail::blocks_for(count), detail::kThreads, 0, ex.stream,
-            detail::adaptive_avg_pool2d_kernel<T>)
-  (x, shape, count, y);
+            detail::grid_sample_kernel<T>)
+  (x, C, H, W, grid, OH, OW, mode, padding, align_corners, count, y);
   return detail::launched();
 }
-
 
 namespace detail {
 

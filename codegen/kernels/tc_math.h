@@ -643,4 +643,202 @@ template <typename T> TC_HD inline T scatter_identity(scatter_reduce reduce) {
   return cast<T>(reduce == scatter_reduce::prod ? 1.0f : 0.0f);
 }
 
+// ---- pooling windows and grid sampling (tc::*pool3d, tc::grid_sample and their tcg twins) ----
+
+/// The geometry of a pool over [D, H, W] planes: sizes in depth, height, width order (a 2-d
+/// pool has D = OD = KD = 1); adaptive pools read only `in` and `out`.
+struct pool_geometry {
+  int64_t in[3];
+  int64_t out[3];
+  int64_t kernel[3];
+  int64_t stride[3];
+  int64_t pad[3];
+  int64_t dil[3];
+};
+
+/// Output position `o` (flattened [OD, OH, OW]) of a pool as its three indices.
+TC_HD inline void pool_position(const pool_geometry &g, int64_t o, int64_t *position) {
+  position[2] = o % g.out[2];
+  position[1] = (o / g.out[2]) % g.out[1];
+  position[0] = o / (g.out[2] * g.out[1]);
+}
+
+/// The max over one window of `plane` [D, H, W] in T's compute type, padding acting as the
+/// lowest value, and in `*where` its offset within the plane as PyTorch's CPU kernel finds
+/// it: starting at the first in-bounds tap, moving on a larger value or any NaN.
+template <typename T>
+TC_HD inline compute_t<T> max_pool_window(const T *plane, const pool_geometry &g,
+                                          const int64_t *o, int64_t *where) {
+  using C = compute_t<T>;
+  int64_t first[3];
+  for (int d = 0; d < 3; ++d) {
+    first[d] = o[d] * g.stride[d] - g.pad[d];
+    while (first[d] < 0)
+      first[d] += g.dil[d];
+  }
+  C best = cast<C>(scatter_identity<T>(scatter_reduce::amax));
+  int64_t best_at = (first[0] * g.in[1] + first[1]) * g.in[2] + first[2];
+  for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+    const int64_t id = o[0] * g.stride[0] - g.pad[0] + kd * g.dil[0];
+    if (id < 0 || id >= g.in[0])
+      continue;
+    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+      const int64_t ih = o[1] * g.stride[1] - g.pad[1] + kh * g.dil[1];
+      if (ih < 0 || ih >= g.in[1])
+        continue;
+      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+        const int64_t iw = o[2] * g.stride[2] - g.pad[2] + kw * g.dil[2];
+        if (iw < 0 || iw >= g.in[2])
+          continue;
+        const int64_t at = (id * g.in[1] + ih) * g.in[2] + iw;
+        const C value = cast<C>(plane[at]);
+        if (value > best || is_nan(value)) {
+          best = value;
+          best_at = at;
+        }
+      }
+    }
+  }
+  *where = best_at;
+  return best;
+}
+
+/// The mean over one window of `plane`, summed in double: the divisor is divisor_override if
+/// non-zero; else the window clipped to the padded input (count_include_pad) or to the input.
+/// A window entirely outside the input gives 0 (PyTorch's CPU kernel).
+template <typename T>
+TC_HD inline double avg_pool_window(const T *plane, const pool_geometry &g, const int64_t *o,
+                                    bool count_include_pad, int64_t divisor_override) {
+  int64_t lo[3], hi[3];
+  int64_t padded_count = 1, count = 1;
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = o[d] * g.stride[d] - g.pad[d];
+    hi[d] = lo[d] + g.kernel[d] < g.in[d] + g.pad[d] ? lo[d] + g.kernel[d] : g.in[d] + g.pad[d];
+    padded_count *= hi[d] - lo[d];
+    lo[d] = lo[d] < 0 ? 0 : lo[d];
+    hi[d] = hi[d] < g.in[d] ? hi[d] : g.in[d];
+    count *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+  }
+  if (count == 0)
+    return 0.0;
+  double sum = 0.0;
+  for (int64_t id = lo[0]; id < hi[0]; ++id)
+    for (int64_t ih = lo[1]; ih < hi[1]; ++ih)
+      for (int64_t iw = lo[2]; iw < hi[2]; ++iw)
+        sum += cast<double>(plane[(id * g.in[1] + ih) * g.in[2] + iw]);
+  const int64_t divisor = divisor_override != 0 ? divisor_override
+                          : count_include_pad   ? padded_count
+                                                : count;
+  return sum / static_cast<double>(divisor);
+}
+
+/// The mean of adaptive pooling's cell `o`: along each dim, input indices
+/// floor(o * in / out) .. ceil((o + 1) * in / out) - 1 (PyTorch's start_index / end_index).
+template <typename T>
+TC_HD inline double adaptive_avg_pool_window(const T *plane, const pool_geometry &g,
+                                             const int64_t *o) {
+  int64_t lo[3], hi[3];
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = o[d] * g.in[d] / g.out[d];
+    hi[d] = ((o[d] + 1) * g.in[d] + g.out[d] - 1) / g.out[d];
+  }
+  double sum = 0.0;
+  for (int64_t id = lo[0]; id < hi[0]; ++id)
+    for (int64_t ih = lo[1]; ih < hi[1]; ++ih)
+      for (int64_t iw = lo[2]; iw < hi[2]; ++iw)
+        sum += cast<double>(plane[(id * g.in[1] + ih) * g.in[2] + iw]);
+  return sum / static_cast<double>((hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]));
+}
+
+/// grid_sample's interpolation and padding modes (torch's GridSamplerInterpolation and
+/// GridSamplerPadding numbering).
+enum class grid_mode { bilinear = 0, nearest = 1, bicubic = 2 };
+enum class grid_padding { zeros = 0, border = 1, reflection = 2 };
+
+/// A grid coordinate in [-1, 1] as a pixel coordinate along a dim of `size` (PyTorch's
+/// grid_sampler_unnormalize), in the arithmetic type A.
+template <typename A> TC_HD inline A grid_unnormalize(A coord, int64_t size, bool align_corners) {
+  return align_corners ? (coord + A(1)) / A(2) * static_cast<A>(size - 1)
+                       : ((coord + A(1)) * static_cast<A>(size) - A(1)) / A(2);
+}
+
+/// PyTorch's reflect_coordinates: `coord` folded into [twice_low / 2, twice_high / 2].
+template <typename A>
+TC_HD inline A grid_reflect(A coord, int64_t twice_low, int64_t twice_high) {
+  if (twice_low == twice_high)
+    return A(0);
+  const A low = static_cast<A>(twice_low) / A(2);
+  const A span = static_cast<A>(twice_high - twice_low) / A(2);
+  coord = std::fabs(coord - low);
+  const A extra = std::fmod(coord, span);
+  const int64_t flips = static_cast<int64_t>(std::floor(coord / span));
+  return flips % 2 == 0 ? extra + low : span - extra + low;
+}
+
+/// PyTorch's compute_coordinates: border clamps into [0, size - 1]; reflection mirrors at
+/// the corner pixels' centers (align_corners) or their outer edges, then clamps.
+template <typename A>
+TC_HD inline A grid_pad_coordinate(A coord, int64_t size, grid_padding padding,
+                                   bool align_corners) {
+  if (padding == grid_padding::zeros)
+    return coord;
+  if (padding == grid_padding::reflection)
+    coord = align_corners ? grid_reflect(coord, 0, 2 * (size - 1))
+                          : grid_reflect(coord, -1, 2 * size - 1);
+  const A high = static_cast<A>(size - 1);
+  return coord < A(0) ? A(0) : (coord > high ? high : coord);
+}
+
+/// Keys' cubic convolution weights (A = -0.75, PyTorch's get_cubic_upsample_coefficients)
+/// of the 4 taps around fraction t.
+template <typename A> TC_HD inline void grid_cubic_weights(A t, A *w) {
+  const A a = A(-0.75);
+  const A x0 = t + A(1), x1 = t, x2 = A(1) - t, x3 = A(2) - t;
+  w[0] = ((a * x0 - A(5) * a) * x0 + A(8) * a) * x0 - A(4) * a;
+  w[1] = ((a + A(2)) * x1 - (a + A(3))) * x1 * x1 + A(1);
+  w[2] = ((a + A(2)) * x2 - (a + A(3))) * x2 * x2 + A(1);
+  w[3] = ((a * x3 - A(5) * a) * x3 + A(8) * a) * x3 - A(4) * a;
+}
+
+/// One output of grid_sample for the plane [H, W] at grid point (gx, gy), in A (float for
+/// float, half and bfloat16; double for double): bilinear blends the 4 neighbours, nearest
+/// reads the pixel at the coordinate rounded half to even, bicubic blends 4x4 taps (rows
+/// first) whose indices each pass through the padding mode; taps outside the plane read 0.
+template <typename T, typename A>
+TC_HD inline A grid_sample_point(const T *plane, int64_t H, int64_t W, A gx, A gy,
+                                 grid_mode mode, grid_padding padding, bool align_corners) {
+  auto at = [&](int64_t y, int64_t x) -> A {
+    return y >= 0 && y < H && x >= 0 && x < W ? cast<A>(plane[y * W + x]) : A(0);
+  };
+  A x = grid_unnormalize(gx, W, align_corners);
+  A y = grid_unnormalize(gy, H, align_corners);
+  if (mode == grid_mode::bicubic) {
+    const A x0 = std::floor(x), y0 = std::floor(y);
+    A wx[4], wy[4];
+    grid_cubic_weights(x - x0, wx);
+    grid_cubic_weights(y - y0, wy);
+    A total = A(0);
+    for (int j = 0; j < 4; ++j) {
+      const A ty = grid_pad_coordinate(y0 - A(1) + static_cast<A>(j), H, padding, align_corners);
+      A row = A(0);
+      for (int i = 0; i < 4; ++i) {
+        const A tx =
+            grid_pad_coordinate(x0 - A(1) + static_cast<A>(i), W, padding, align_corners);
+        row += wx[i] * at(static_cast<int64_t>(ty), static_cast<int64_t>(tx));
+      }
+      total += wy[j] * row;
+    }
+    return total;
+  }
+  x = grid_pad_coordinate(x, W, padding, align_corners);
+  y = grid_pad_coordinate(y, H, padding, align_corners);
+  if (mode == grid_mode::nearest)
+    return at(static_cast<int64_t>(std::nearbyint(y)), static_cast<int64_t>(std::nearbyint(x)));
+  const A x0 = std::floor(x), y0 = std::floor(y);
+  const A fx = x - x0, fy = y - y0;
+  const int64_t ix = static_cast<int64_t>(x0), iy = static_cast<int64_t>(y0);
+  return at(iy, ix) * (A(1) - fx) * (A(1) - fy) + at(iy, ix + 1) * fx * (A(1) - fy) +
+         at(iy + 1, ix) * (A(1) - fx) * fy + at(iy + 1, ix + 1) * fx * fy;
+}
+
 } // namespace tc

@@ -46,6 +46,8 @@
   template tcg::result tcg::max_pool2d<T>(TCG_EXEC, const T *, int64_t, int64_t, int64_t, int64_t, \
                                           int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,    \
                                           int64_t, int64_t, T *, int64_t, int64_t);                \
+  template tcg::result tcg::max_pool3d<T>(TCG_EXEC, const T *, int64_t, const tc::pool_geometry &, \
+                                          T *, int64_t *);                                         \
   template tcg::result tcg::gemm<T>(TCG_EXEC, int64_t, int64_t, int64_t, int64_t, const T *,       \
                                     int64_t, bool, const T *, int64_t, bool, double, double, T *);
 
@@ -65,6 +67,13 @@
                                           bool, int64_t, T *, int64_t, int64_t);                   \
   template tcg::result tcg::adaptive_avg_pool2d<T>(TCG_EXEC, const T *, int64_t, int64_t, int64_t, \
                                                    int64_t, T *, int64_t, int64_t);                \
+  template tcg::result tcg::avg_pool3d<T>(TCG_EXEC, const T *, int64_t, const tc::pool_geometry &, \
+                                          bool, int64_t, T *);                                     \
+  template tcg::result tcg::adaptive_avg_pool3d<T>(TCG_EXEC, const T *, int64_t,                   \
+                                                   const tc::pool_geometry &, T *);                \
+  template tcg::result tcg::grid_sample<T>(TCG_EXEC, const T *, int64_t, int64_t, int64_t,         \
+                                           int64_t, const T *, int64_t, int64_t, tc::grid_mode,    \
+                                           tc::grid_padding, bool, T *);                           \
   template tcg::result tcg::variance<T>(TCG_EXEC, const T *, int64_t, int64_t, int64_t, double,    \
                                         T *);                                                      \
   template tcg::result tcg::softmax<T>(TCG_EXEC, const T *, int64_t, int64_t, int64_t, bool, T *); \

@@ -1,4 +1,5 @@
-// Tests of tcg's NN ops on the CPU emulation of CUDA: softmax, layer_norm, batch_norm, pooling,
+// Tests of tcg's NN ops on the CPU emulation of CUDA: softmax, layer_norm, batch_norm, pooling
+// (2-d and 3-d, with indices), grid_sample,
 // GEMM (cuBLAS and the integer kernel), conv2d (im2col + GEMM, pointwise, grouped, depthwise),
 // conv_transpose2d (GEMM + col2im) and the fused attention kernel, each against the CPU library
 // function of the same name (tc_kernels.h). tcg computes these in float (double for double) where
@@ -207,6 +208,91 @@ TEST_CASE("tcg::adaptive_avg_pool2d: uneven, upsampling and global windows") {
   checkAdaptive<float>(3, 5, 5, 7);
   checkAdaptive<tc::half>(10, 10, 1, 1);
   checkAdaptive<double>(8, 8, 2, 2);
+}
+
+template <typename T> void checkPool3d(const tc::pool_geometry &g, int64_t planes) {
+  CAPTURE(g.out[0]);
+  Context context;
+  const int64_t in = planes * g.in[0] * g.in[1] * g.in[2];
+  const int64_t out = planes * g.out[0] * g.out[1] * g.out[2];
+  Array<T> input = randomArray<T>(in, -50, 50, 131);
+  if constexpr (tc::is_floating<T>::value)
+    input[in / 2] = tc::cast<T>(std::nan("")); // a NaN wins its windows (value and index)
+  Array<T> wantMax(out), wantAvg(out);
+  Array<int64_t> wantIndices(out);
+  tc::max_pool3d(input.data(), planes, g, wantMax.data(), wantIndices.data());
+  Buffer<T> x(input), y(out);
+  Buffer<int64_t> indices(out);
+  REQUIRE_OK(tcg::max_pool3d(context.ex, x.data(), planes, g, y.data(), indices.data()));
+  expectEqual(y.read(), wantMax);
+  expectEqual(indices.read(), wantIndices);
+  if constexpr (tc::is_floating<T>::value) {
+    for (bool includePad : {false, true}) {
+      tc::avg_pool3d(input.data(), planes, g, includePad, 0, wantAvg.data());
+      REQUIRE_OK(tcg::avg_pool3d(context.ex, x.data(), planes, g, includePad, 0, y.data()));
+      expectEqual(y.read(), wantAvg); // the same double sums in the same order
+    }
+  }
+}
+
+TEST_CASE("tcg::max_pool3d (values and indices) and tcg::avg_pool3d: like tc::") {
+  // {in}, {out}, {kernel}, {stride}, {pad}, {dilation}; the last has ceil-mode extents.
+  const tc::pool_geometry cases[] = {
+      {{5, 6, 7}, {3, 3, 4}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+      {{4, 5, 6}, {3, 2, 5}, {2, 3, 2}, {1, 2, 1}, {0, 1, 0}, {2, 1, 1}},
+      {{1, 5, 5}, {1, 3, 3}, {1, 2, 2}, {1, 2, 2}, {0, 0, 0}, {1, 1, 1}},
+      {{5, 6, 7}, {3, 3, 4}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
+  };
+  for (const tc::pool_geometry &g : cases) {
+    checkPool3d<float>(g, 3);
+    checkPool3d<tc::bfloat16>(g, 2);
+    checkPool3d<int64_t>(g, 2);
+  }
+}
+
+TEST_CASE("tcg::adaptive_avg_pool3d: uneven, upsampling and global cells") {
+  const tc::pool_geometry cases[] = {
+      {{5, 7, 9}, {2, 3, 4}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}},
+      {{3, 2, 5}, {4, 5, 7}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}},
+      {{4, 4, 4}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}},
+  };
+  for (const tc::pool_geometry &g : cases) {
+    Context context;
+    const int64_t planes = 3;
+    const Array<float> input = randomArray<float>(planes * g.in[0] * g.in[1] * g.in[2], -5, 5, 137);
+    Array<float> want(planes * g.out[0] * g.out[1] * g.out[2]);
+    tc::adaptive_avg_pool3d(input.data(), planes, g, want.data());
+    Buffer<float> x(input), y(want.size());
+    REQUIRE_OK(tcg::adaptive_avg_pool3d(context.ex, x.data(), planes, g, y.data()));
+    expectEqual(y.read(), want);
+  }
+}
+
+template <typename T> void checkGridSample(tc::grid_mode mode, tc::grid_padding padding,
+                                           bool align) {
+  Context context;
+  const int64_t N = 2, C = 3, H = 5, W = 6, OH = 4, OW = 7;
+  const Array<T> input = randomArray<T>(N * C * H * W, -5, 5, 139);
+  const Array<T> grid = randomArray<T>(N * OH * OW * 2, -1.4, 1.4, 149);
+  Array<T> want(N * C * OH * OW);
+  tc::grid_sample(input.data(), N, C, H, W, grid.data(), OH, OW, mode, padding, align,
+                  want.data());
+  Buffer<T> x(input), g(grid), y(want.size());
+  REQUIRE_OK(tcg::grid_sample(context.ex, x.data(), N, C, H, W, g.data(), OH, OW, mode, padding,
+                              align, y.data()));
+  expectEqual(y.read(), want); // one tc_math.h function, the same float arithmetic
+}
+
+TEST_CASE("tcg::grid_sample: every mode, padding mode and corner alignment, like tc::") {
+  for (tc::grid_mode mode : {tc::grid_mode::bilinear, tc::grid_mode::nearest,
+                             tc::grid_mode::bicubic})
+    for (tc::grid_padding padding : {tc::grid_padding::zeros, tc::grid_padding::border,
+                                     tc::grid_padding::reflection})
+      for (bool align : {false, true}) {
+        checkGridSample<float>(mode, padding, align);
+        checkGridSample<tc::half>(mode, padding, align);
+      }
+  checkGridSample<double>(tc::grid_mode::bicubic, tc::grid_padding::reflection, false);
 }
 
 // ---- GEMM ----

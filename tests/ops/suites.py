@@ -8,7 +8,7 @@ exported once per IR level, interpreted once, and compiled into ONE bundle per l
 Suites: elementwise, reductions, shape, nn, conv_norm, resample, resample_indexed, scatter, roll,
 rnn, batch_stats,
 control_flow, autocast,
-sort_bag
+sort_bag, spatial3d
 (see SUITES at the bottom).
 
 Export layout (`export_suite`), like models/export_zoo.py:
@@ -1474,6 +1474,153 @@ BATCH_STATS_CASES: list[tuple[str, CaseFn]] = [
 
 
 # --------------------------------------------------------------------------------------------
+# 3-d convolution and pooling, pooling indices, grid sampling, unfold / fold
+# --------------------------------------------------------------------------------------------
+
+def _spatial3d_inputs(g):
+    return {
+        "vol": _randn(g, 2, 3, 5, 6, 7),
+        "vol1": _randn(g, 1, 2, 1, 1, 1),
+        "img": _randn(g, 2, 3, 6, 7),
+        # Grid points mostly inside [-1, 1], some outside (the padding modes).
+        "grid": _rand(g, 2, 4, 5, 2, low=-1.3, high=1.3),
+        # Multiples of 1/8: with align_corners every sample coordinate of `img` is exact in f16
+        # and bf16, so eager's reduced-precision coordinate arithmetic is exact too.
+        "grid_q": torch.round(_rand(g, 2, 4, 5, 2, low=-1.3, high=1.3) * 8) / 8,
+        "cols": _randn(g, 2, 3 * 2 * 3, 9),
+    }
+
+
+def _spatial3d_submodules():
+    return {
+        "c3": nn.Conv3d(3, 4, 3, padding=1),
+        "c3_mixed": nn.Conv3d(3, 6, (2, 3, 3), stride=(2, 1, 2), padding=(1, 1, 0),
+                              dilation=(2, 1, 1), groups=3),
+        "c3_k1": nn.Conv3d(3, 2, 1, bias=False),
+        "c3_same": nn.Conv3d(3, 4, (3, 1, 3), padding="same"),
+        "c3_depth1": nn.Conv3d(3, 5, (1, 3, 3), stride=(1, 2, 2)),
+        "ct3": nn.ConvTranspose3d(3, 4, 3, stride=2, padding=1, output_padding=1),
+        "ct3_mixed": nn.ConvTranspose3d(3, 6, (2, 3, 2), stride=(1, 2, 3), padding=(0, 1, 1),
+                                        dilation=(2, 1, 1), groups=3, bias=False,
+                                        output_padding=(1, 1, 2)),
+        "ct3_crop": nn.ConvTranspose3d(3, 2, (3, 1, 1), padding=(2, 0, 0)),
+    }
+
+
+def _grid_sample_cases():
+    cases = []
+    for mode in ("bilinear", "nearest", "bicubic"):
+        for padding in ("zeros", "border", "reflection"):
+            for align in (False, True):
+                name = f"grid_sample_{mode}_{padding}{'_align' if align else ''}"
+                cases.append((name, lambda m, t, mode=mode, padding=padding, align=align:
+                              F.grid_sample(t.img, t.grid, mode=mode, padding_mode=padding,
+                                            align_corners=align)))
+    return cases
+
+
+SPATIAL3D_CASES: list[tuple[str, CaseFn]] = [
+    # -- 3-d convolution (conv3d.default / .padding; convolution.default in core ATen)
+    ("conv3d", lambda m, t: m.c3(t.vol)),
+    ("conv3d_stride_dilation_groups", lambda m, t: m.c3_mixed(t.vol)),
+    ("conv3d_k1_nobias", lambda m, t: m.c3_k1(t.vol)),
+    ("conv3d_same", lambda m, t: m.c3_same(t.vol)),
+    ("conv3d_depth1_kernel", lambda m, t: m.c3_depth1(t.vol)),
+    ("conv3d_unbatched", lambda m, t: m.c3(t.vol[1])),
+    ("conv3d_noncontig", lambda m, t: m.c3_k1(t.vol.transpose(2, 4))),
+    ("conv3d_size1", lambda m, t: F.conv3d(t.vol1, m.c3.weight[:, :2], padding=1)),
+    ("conv3d_relu", lambda m, t: torch.relu(m.c3(t.vol)) * 2.0),
+    ("conv3d_f16", lambda m, t: F.conv3d(t.vol.half(), m.c3.weight.half(), m.c3.bias.half(),
+                                         padding=1)),
+    ("conv3d_bf16", lambda m, t: F.conv3d(t.vol.bfloat16(), m.c3_mixed.weight.bfloat16(),
+                                          stride=(2, 1, 2), padding=(1, 1, 0),
+                                          dilation=(2, 1, 1), groups=3)),
+    # -- transposed 3-d convolution (conv_transpose3d.input; convolution.default transposed)
+    ("conv_transpose3d", lambda m, t: m.ct3(t.vol)),
+    ("conv_transpose3d_groups_dilation_outpad", lambda m, t: m.ct3_mixed(t.vol)),
+    ("conv_transpose3d_padding_crops_depth", lambda m, t: m.ct3_crop(t.vol)),
+    ("conv_transpose3d_unbatched", lambda m, t: m.ct3(t.vol[0])),
+    ("conv_transpose3d_f16", lambda m, t: F.conv_transpose3d(
+        t.vol.half(), m.ct3.weight.half(), m.ct3.bias.half(), stride=2, padding=1,
+        output_padding=1)),
+    # -- 3-d max pooling (max_pool3d / max_pool3d_with_indices) and pooling indices
+    ("max_pool3d_k2", lambda m, t: F.max_pool3d(t.vol, 2)),
+    ("max_pool3d_k3_s2_p1", lambda m, t: F.max_pool3d(t.vol, 3, stride=2, padding=1)),
+    ("max_pool3d_ceil", lambda m, t: F.max_pool3d(t.vol, 2, stride=2, ceil_mode=True)),
+    ("max_pool3d_dilation_rect", lambda m, t: F.max_pool3d(t.vol, (2, 3, 2), stride=(1, 2, 2),
+                                                           padding=(1, 1, 0),
+                                                           dilation=(2, 1, 2))),
+    ("max_pool3d_unbatched", lambda m, t: F.max_pool3d(t.vol[0], (1, 2, 2))),
+    ("max_pool3d_size1", lambda m, t: F.max_pool3d(t.vol1, 1)),
+    ("max_pool3d_f16", lambda m, t: F.max_pool3d(t.vol.half(), 2, stride=(1, 2, 2))),
+    ("max_pool3d_bf16", lambda m, t: F.max_pool3d(t.vol.bfloat16(), 3, padding=1, stride=2)),
+    ("max_pool3d_indices", lambda m, t: F.max_pool3d(t.vol, 3, stride=2, padding=1,
+                                                     return_indices=True)[1]),
+    ("max_pool3d_indices_ceil_dilation",
+     lambda m, t: F.max_pool3d(t.vol, 2, stride=2, dilation=(1, 2, 1), ceil_mode=True,
+                               return_indices=True)[1]),
+    ("max_pool3d_values_and_indices",
+     lambda m, t: (lambda v, i: v * 2.0 + i.float())(*F.max_pool3d(t.vol, 2, return_indices=True))),
+    ("max_pool2d_indices", lambda m, t: F.max_pool2d(t.img, 3, stride=2, padding=1,
+                                                     return_indices=True)[1]),
+    ("max_pool2d_indices_ties",
+     lambda m, t: F.max_pool2d(torch.round(t.img), 2, return_indices=True)[1]),
+    # -- 3-d average pooling (avg_pool3d)
+    ("avg_pool3d_k2", lambda m, t: F.avg_pool3d(t.vol, 2)),
+    ("avg_pool3d_pad_exclude", lambda m, t: F.avg_pool3d(t.vol, 3, stride=2, padding=1,
+                                                         count_include_pad=False)),
+    ("avg_pool3d_pad_include_ceil", lambda m, t: F.avg_pool3d(t.vol, (2, 3, 3), stride=2,
+                                                              padding=1, ceil_mode=True)),
+    ("avg_pool3d_divisor", lambda m, t: F.avg_pool3d(t.vol, 2, stride=1, divisor_override=3)),
+    ("avg_pool3d_unbatched", lambda m, t: F.avg_pool3d(t.vol[1], (1, 2, 3))),
+    # (PyTorch's CPU avg_pool3d has no f16/bf16 kernel.)
+    ("avg_pool3d_f64", lambda m, t: F.avg_pool3d(t.vol.double(), 3, stride=2)),
+    # -- adaptive average pooling (adaptive_avg_pool3d; _adaptive_avg_pool3d in core ATen)
+    ("adaptive_avg_pool3d", lambda m, t: F.adaptive_avg_pool3d(t.vol, (2, 4, 3))),
+    ("adaptive_avg_pool3d_global", lambda m, t: F.adaptive_avg_pool3d(t.vol, 1)),
+    ("adaptive_avg_pool3d_upscale", lambda m, t: F.adaptive_avg_pool3d(t.vol, (7, 6, 9))),
+    ("adaptive_avg_pool3d_unbatched", lambda m, t: F.adaptive_avg_pool3d(t.vol[0], (3, 3, 3))),
+    ("adaptive_avg_pool3d_f16", lambda m, t: F.adaptive_avg_pool3d(t.vol.half(), (2, 2, 2))),
+    ("adaptive_avg_pool3d_bf16", lambda m, t: F.adaptive_avg_pool3d(t.vol.bfloat16(), (1, 3, 2))),
+    # -- grid sampling (grid_sampler in training IR, grid_sampler_2d in core ATen)
+    *_grid_sample_cases(),
+    # f16/bf16: thunderc computes coordinates and weights in float32, eager's CPU kernel in the
+    # reduced type, rounding every step (bicubic weights and arbitrary grids then differ by more
+    # than the reduced types' tolerances, against eager, not against float64). These grids keep
+    # every coordinate exact, so both compute the same samples and differ only in the blend's
+    # rounding.
+    ("grid_sample_f16_bilinear",
+     lambda m, t: F.grid_sample(t.img.half(), t.grid_q.half(), align_corners=True)),
+    ("grid_sample_bf16_bilinear_border",
+     lambda m, t: F.grid_sample(t.img.bfloat16(), t.grid_q.bfloat16(), padding_mode="border",
+                                align_corners=True)),
+    ("grid_sample_bf16_nearest",
+     lambda m, t: F.grid_sample(t.img.bfloat16(), t.grid_q.bfloat16(), mode="nearest",
+                                padding_mode="reflection", align_corners=True)),
+    ("grid_sample_f64_bicubic",
+     lambda m, t: F.grid_sample(t.img.double(), t.grid.double(), mode="bicubic",
+                                padding_mode="reflection", align_corners=False)),
+    ("grid_sample_affine_grid",
+     lambda m, t: F.grid_sample(t.img, F.affine_grid(
+         0.3 * t.grid[:, :2, :3, 0] + torch.ones(2, 3, dtype=t.img.dtype).tril(), (2, 3, 5, 4),
+         align_corners=False), align_corners=False)),
+    ("grid_sample_noncontig",
+     lambda m, t: F.grid_sample(t.img.transpose(2, 3), t.grid.transpose(1, 2),
+                                padding_mode="border", align_corners=False)),
+    # -- unfold / fold (im2col / col2im; unfold becomes index ops in core ATen)
+    ("unfold", lambda m, t: F.unfold(t.img, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1))),
+    ("unfold_k1", lambda m, t: F.unfold(t.img, 1)),
+    ("fold", lambda m, t: F.fold(t.cols, (5, 7), (2, 3), dilation=(2, 1), padding=(1, 0),
+                                 stride=(2, 2))),
+    ("fold_overlap_unbatched", lambda m, t: F.fold(t.cols[0][:12], (4, 5), (2, 3))),
+    ("fold_f16", lambda m, t: F.fold(t.cols.half(), (5, 7), (2, 3), dilation=(2, 1),
+                                     padding=(1, 0), stride=(2, 2))),
+    ("fold_unfold_roundtrip", lambda m, t: F.fold(F.unfold(t.img, 3, padding=1), (6, 7), 3,
+                                                  padding=1)),
+]
+
+
+# --------------------------------------------------------------------------------------------
 # Registry
 # --------------------------------------------------------------------------------------------
 
@@ -1562,6 +1709,7 @@ SUITES: dict[str, Suite] = {
         Suite("control_flow", _control_flow_inputs, CONTROL_FLOW_CASES),
         Suite("autocast", _control_flow_inputs, AUTOCAST_CASES),
         Suite("sort_bag", _sort_bag_inputs, SORT_BAG_CASES, _sort_bag_submodules),
+        Suite("spatial3d", _spatial3d_inputs, SPATIAL3D_CASES, _spatial3d_submodules),
     ]
 }
 

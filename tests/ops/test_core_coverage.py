@@ -48,11 +48,6 @@ NOT_YET = {
     "aten.rand.default": "random numbers: the runtime has no generator yet",
     "aten.randn.default": "random numbers: the runtime has no generator yet",
     "aten.randperm.default": "random permutation: the runtime has no generator yet",
-    "aten.avg_pool3d.default": "3-d pooling",
-    "aten.max_pool3d_with_indices.default": "3-d pooling",
-    "aten._adaptive_avg_pool3d.default": "3-d pooling",
-    "aten.grid_sampler_2d.default": "grid sampling",
-    "aten.col2im.default": "col2im (fold)",
     "aten._fft_r2c.default": "FFT",
     "aten._fft_c2r.default": "FFT (complex input)",
 }

@@ -47,6 +47,7 @@
   template void tc::max_pool2d<T>(const T *, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, \
                                   int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, T *,       \
                                   int64_t, int64_t);                                               \
+  template void tc::max_pool3d<T>(const T *, int64_t, const tc::pool_geometry &, T *, int64_t *);  \
   template void tc::gemm<T>(int64_t, int64_t, int64_t, int64_t, const T *, int64_t, bool,          \
                             const T *, int64_t, bool, double, double, T *);
 
@@ -67,6 +68,11 @@
                                   int64_t);                                                        \
   template void tc::adaptive_avg_pool2d<T>(const T *, int64_t, int64_t, int64_t, int64_t, T *,     \
                                            int64_t, int64_t);                                      \
+  template void tc::avg_pool3d<T>(const T *, int64_t, const tc::pool_geometry &, bool, int64_t,    \
+                                  T *);                                                            \
+  template void tc::adaptive_avg_pool3d<T>(const T *, int64_t, const tc::pool_geometry &, T *);    \
+  template void tc::grid_sample<T>(const T *, int64_t, int64_t, int64_t, int64_t, const T *,       \
+                                   int64_t, int64_t, tc::grid_mode, tc::grid_padding, bool, T *);  \
   template void tc::variance<T>(const T *, int64_t, int64_t, int64_t, double, T *);                \
   template void tc::softmax<T>(const T *, int64_t, int64_t, int64_t, bool, T *);                   \
   template void tc::layer_norm<T>(const T *, int64_t, int64_t, const T *, const T *, double, T *); \

@@ -263,6 +263,37 @@ std::vector<Example> examples() {
                   attrs({{"output_size", intsAttr({1, 1})}}),
                   {},
                   "f32[?s0,512,1,1]"});
+  list.push_back({OpKind::MaxPool3d,
+                  {"f32[2,3,8,9,10]"},
+                  attrs({{"ceil_mode", true},
+                         {"dilation", intsAttr({1, 1, 2})},
+                         {"kernel", intsAttr({2, 3, 3})},
+                         {"padding", intsAttr({1, 1, 0})},
+                         {"stride", intsAttr({2, 2, 1})}}),
+                  {},
+                  "f32[2,3,5,5,6]"});
+  list.push_back({OpKind::AvgPool3d,
+                  {"f32[3,6,6,6]"},
+                  avgPoolAttrs({2, 2, 2}, {2, 2, 2}, {1, 0, 0}, false),
+                  {},
+                  "f32[3,4,3,3]"});
+  list.push_back({OpKind::AdaptiveAvgPool3d,
+                  {"bf16[?s0,4,5,6,7]"},
+                  attrs({{"output_size", intsAttr({1, 2, 3})}}),
+                  {},
+                  "bf16[?s0,4,1,2,3]"});
+  list.push_back({OpKind::MaxPoolIndices,
+                  {"f16[1,4,8,8]"},
+                  poolAttrs({2, 2}, {2, 2}, {0, 0}, false),
+                  {},
+                  "i64[1,4,4,4]"});
+  list.push_back({OpKind::GridSample,
+                  {"f32[2,3,8,9]", "f32[2,4,5,2]"},
+                  attrs({{"align_corners", false},
+                         {"mode", std::string("bicubic")},
+                         {"padding_mode", std::string("reflection")}}),
+                  {},
+                  "f32[2,3,4,5]"});
   list.push_back({OpKind::Reshape,
                   {"f32[?s0,4,16]"},
                   attrs({{"shape", dimsAttr("[?s0,64]")}}),
@@ -719,6 +750,42 @@ TEST_CASE("attention: q[...,L,E], k[...,S,E], v[...,S,Ev] -> [...,L,Ev]") {
         "error: attention query, key and value must have rank at least 2, got f32[8]");
   CHECK(infer(OpKind::Attention, {"i64[4,8]", "i64[5,8]", "i64[5,8]"}, plain) ==
         "error: attention requires a floating dtype, got i64");
+}
+
+TEST_CASE("3-d pools, pooling indices and grid_sample: shapes and refusals") {
+  // Values checked against torch.nn.functional.max_pool3d / avg_pool3d.
+  AttrMap pool3 = attrs({{"ceil_mode", false},
+                         {"dilation", intsAttr({1, 1, 1})},
+                         {"kernel", intsAttr({3, 3, 3})},
+                         {"padding", intsAttr({1, 1, 1})},
+                         {"stride", intsAttr({2, 2, 2})}});
+  CHECK(infer(OpKind::MaxPool3d, {"f32[2,3,5,6,7]"}, pool3) == "f32[2,3,3,3,4]");
+  CHECK(infer(OpKind::MaxPoolIndices, {"f32[2,3,5,6,7]"}, pool3) == "i64[2,3,3,3,4]");
+  CHECK(infer(OpKind::MaxPool3d, {"f32[3,5,6,7]"}, pool3) == "f32[3,3,3,4]");
+  CHECK(infer(OpKind::MaxPool3d, {"f32[5,6,7]"}, pool3) ==
+        "error: max_pool3d input must have rank 4 or 5, got f32[5,6,7]");
+  CHECK(infer(OpKind::MaxPool3d, {"f32[1,3,5,6,7]"}, poolAttrs({2, 2}, {2, 2}, {0, 0}, false)) ==
+        "error: max_pool3d kernel must have 3 entries, got [2,2]");
+  CHECK(infer(OpKind::AvgPool3d, {"f32[1,3,5,6,7]"},
+              avgPoolAttrs({3, 3, 3}, {1, 1, 1}, {2, 0, 0}, false)) ==
+        "error: avg_pool3d padding [2,0,0] exceeds half the kernel [3,3,3]");
+  CHECK(infer(OpKind::AdaptiveAvgPool3d, {"f32[1,3,0,6,7]"},
+              attrs({{"output_size", intsAttr({1, 1, 1})}})) ==
+        "error: adaptive_avg_pool3d input f32[1,3,0,6,7] has an empty dim 2");
+  AttrMap sample = attrs({{"align_corners", true},
+                          {"mode", std::string("bilinear")},
+                          {"padding_mode", std::string("zeros")}});
+  CHECK(infer(OpKind::GridSample, {"bf16[1,2,4,4]", "bf16[1,3,3,2]"}, sample) == "bf16[1,2,3,3]");
+  CHECK(infer(OpKind::GridSample, {"f32[1,2,4,4]", "f32[2,3,3,2]"}, sample) ==
+        "error: grid_sample grid f32[2,3,3,2] must be [N, H, W, 2] for input f32[1,2,4,4]");
+  CHECK(infer(OpKind::GridSample, {"f32[1,2,4,4]", "f16[1,3,3,2]"}, sample).rfind("error:", 0) ==
+        0);
+  CHECK(infer(OpKind::GridSample, {"i64[1,2,4,4]", "i64[1,3,3,2]"}, sample) ==
+        "error: grid_sample requires a floating dtype, got i64");
+  AttrMap badMode = sample;
+  badMode.set("mode", std::string("area"));
+  CHECK(infer(OpKind::GridSample, {"f32[1,2,4,4]", "f32[1,3,3,2]"}, badMode) ==
+        "error: grid_sample mode 'area' (expected 'bilinear', 'nearest' or 'bicubic')");
 }
 
 TEST_CASE("max_pool2d and avg_pool2d, with PyTorch's ceil_mode rule") {
