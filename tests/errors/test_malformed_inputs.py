@@ -203,7 +203,16 @@ def test_buffer_mutation(tmp_path):
         specs = doc["graph_module"]["signature"]["output_specs"]
         specs.insert(0, {"buffer_mutation": {"arg": {"name": "x"}, "buffer_name": "b"}})
     path = mutate_json(BASE, tmp_path, model_member, edit)
-    expect(run(path), EXIT_UNSUPPORTED, r"mutates its state \(buffer_mutation\)")
+    # Buffer mutations are model state; this one names a buffer the program does not have.
+    expect(run(path), EXIT_INVALID, r"buffer_mutation of 'b': no buffer input has that name")
+
+
+def test_parameter_mutation(tmp_path):
+    def edit(doc):
+        specs = doc["graph_module"]["signature"]["output_specs"]
+        specs.insert(0, {"parameter_mutation": {"arg": {"name": "x"}, "parameter_name": "w"}})
+    path = mutate_json(BASE, tmp_path, model_member, edit)
+    expect(run(path), EXIT_UNSUPPORTED, r"updates a parameter in place \(parameter_mutation\)")
 
 
 def test_weight_file_too_short(tmp_path):
