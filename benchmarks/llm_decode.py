@@ -1,0 +1,125 @@
+"""LLM decoding speed: prefill latency and greedy decode tokens/s of a Llama-shaped model with a
+static KV cache, thunderc's bundle (examples/generate) against PyTorch eager and torch.compile
+running the same exported recipe module (HF's TorchExportableModuleForDecoderOnlyLM), batch 1,
+the same number of threads on every side, in one run (ratios: these machines are shared and
+noisy).
+
+Usage: python3 benchmarks/llm_decode.py [--hidden 2048] [--layers 4] [--heads 16]
+           [--kv-heads 4] [--vocab 32000] [--prompt 32] [--new-tokens 64] [--threads 2]
+           [--out build/llm_bench] [--no-compile]
+Needs build/cli/thunderc. Prints a Markdown table.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+THUNDERC = os.path.join(ROOT, "build", "cli", "thunderc")
+
+
+def build_model(args):
+    import transformers
+    from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
+
+    config = transformers.LlamaConfig(
+        hidden_size=args.hidden, intermediate_size=args.hidden * 8 // 3 // 64 * 64,
+        num_hidden_layers=args.layers, num_attention_heads=args.heads,
+        num_key_value_heads=args.kv_heads, vocab_size=args.vocab,
+        max_position_embeddings=args.cache, use_cache=True)
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(config).eval()
+    model.generation_config.use_cache = True
+    model.generation_config.cache_implementation = "static"
+    model.generation_config.cache_config = {"batch_size": 1, "max_cache_len": args.cache}
+    return TorchExportableModuleForDecoderOnlyLM(model, batch_size=1, max_cache_len=args.cache)
+
+
+def torch_decode(module, prompt, new_tokens):
+    """(prefill ms, decode tokens/s, tokens) of greedy decoding with `module`."""
+    with torch.no_grad():
+        start = time.perf_counter()
+        logits = module(input_ids=prompt[None], cache_position=torch.arange(prompt.numel()))
+        token = int(logits[0, -1].argmax())
+        prefilled = time.perf_counter()
+        tokens = [token]
+        for i in range(new_tokens - 1):
+            position = torch.tensor([prompt.numel() + i])
+            logits = module(input_ids=torch.tensor([[token]]), cache_position=position)
+            token = int(logits[0, -1].argmax())
+            tokens.append(token)
+        done = time.perf_counter()
+    return (prefilled - start) * 1e3, (new_tokens - 1) / (done - prefilled), tokens
+
+
+def bundle_decode(args, wrapper, prompt):
+    os.makedirs(args.out, exist_ok=True)
+    pt2 = os.path.join(args.out, "llama.pt2")
+    seq = torch.export.Dim("seq", min=1, max=args.cache - 1)
+    program = wrapper.export(input_ids=torch.zeros(1, 3, dtype=torch.long),
+                             cache_position=torch.arange(3),
+                             dynamic_shapes={"input_ids": {1: seq}, "cache_position": {0: seq}},
+                             strict=False)
+    torch.export.save(program, pt2)
+    bundle = os.path.join(args.out, "bundle")
+    build = os.path.join(args.out, "build")
+    subprocess.run([THUNDERC, pt2, "-o", bundle, "--name", "llm"], check=True)
+    subprocess.run(["cmake", "-S", os.path.join(ROOT, "examples", "generate"), "-B", build,
+                    "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DTHUNDERC_BUNDLE=" + bundle],
+                   check=True, capture_output=True)
+    subprocess.run(["cmake", "--build", build], check=True, capture_output=True)
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads),
+               OPENBLAS_NUM_THREADS=str(args.threads))
+    out = subprocess.run([os.path.join(build, "generate"), os.path.join(bundle, "weights.bin"),
+                          "--prompt", ",".join(map(str, prompt.tolist())),
+                          "--new-tokens", str(args.new_tokens)],
+                         check=True, capture_output=True, text=True, env=env).stdout
+    tokens = [int(t) for t in out.split("tokens:")[1].splitlines()[0].split()]
+    prefill = float(re.search(r"prefill: ([\d.]+) ms", out).group(1))
+    speed = float(re.search(r"decode: ([\d.]+) tokens/s", out).group(1))
+    return prefill, speed, tokens
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hidden", type=int, default=2048)
+    parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--heads", type=int, default=16)
+    parser.add_argument("--kv-heads", type=int, default=4)
+    parser.add_argument("--vocab", type=int, default=32000)
+    parser.add_argument("--prompt", type=int, default=32)
+    parser.add_argument("--new-tokens", type=int, default=64)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", default=os.path.join(ROOT, "build", "llm_bench"))
+    parser.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    args = parser.parse_args()
+    args.cache = args.prompt + args.new_tokens + 1
+    torch.set_num_threads(args.threads)
+    g = torch.Generator().manual_seed(0)
+    prompt = torch.randint(1, args.vocab, (args.prompt,), generator=g)
+    rows = []
+    wrapper = build_model(args)
+    rows.append(("thunderc bundle", *bundle_decode(args, build_model(args), prompt)))
+    torch_decode(build_model(args), prompt, 4)  # warm-up of eager's kernels
+    rows.append(("PyTorch eager", *torch_decode(wrapper, prompt, args.new_tokens)))
+    if not args.no_compile:
+        compiled = torch.compile(build_model(args))
+        torch_decode(compiled, prompt, 4)  # compiles prefill and decode shapes
+        rows.append(("torch.compile", *torch_decode(compiled, prompt, args.new_tokens)))
+    eager_speed = rows[1][2]
+    print(f"Llama-shaped: hidden {args.hidden}, {args.layers} layers, {args.heads} heads "
+          f"({args.kv_heads} KV), vocab {args.vocab}, prompt {args.prompt}, "
+          f"{args.new_tokens} new tokens, {args.threads} threads, fp32\n")
+    print("| runtime | prefill (ms) | decode (tokens/s) | vs eager | same tokens as eager |")
+    print("|---|---|---|---|---|")
+    for name, prefill, speed, tokens in rows:
+        print(f"| {name} | {prefill:.1f} | {speed:.1f} | {speed / eager_speed:.2f}x | "
+              f"{'yes' if tokens == rows[1][3] else 'no'} |")
+
+
+if __name__ == "__main__":
+    main()
