@@ -4,7 +4,7 @@ running the same exported recipe module (HF's TorchExportableModuleForDecoderOnl
 the same number of threads on every side, in one run (ratios: these machines are shared and
 noisy).
 
-Usage: python3 benchmarks/llm_decode.py [--hidden 2048] [--layers 4] [--heads 16]
+Usage: python3 benchmarks/llm_decode.py [--hidden 1024] [--layers 4] [--heads 16]
            [--kv-heads 4] [--vocab 32000] [--prompt 32] [--new-tokens 64] [--threads 2]
            [--out build/llm_bench] [--no-compile]
 Needs build/cli/thunderc. Prints a Markdown table.
@@ -86,7 +86,7 @@ def bundle_decode(args, wrapper, prompt):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--hidden", type=int, default=2048)
+    parser.add_argument("--hidden", type=int, default=1024)
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--heads", type=int, default=16)
     parser.add_argument("--kv-heads", type=int, default=4)
