@@ -117,7 +117,7 @@ public:
     code.close();
     code.close();
     code.line("unsigned char *state = static_cast<unsigned char *>(tc_arena_base(context->state));");
-    code.open("for (size_t i = 0; i < kNumStates; ++i)");
+    code.open("for (int i = 0; i < kNumStates; ++i)");
     code.line("std::memcpy(state + kStates[i].offset, context->model->params[kStates[i].weight].data, "
               "kStates[i].bytes);");
     code.close();

@@ -201,7 +201,7 @@ void emitCudaContextReset(CodeWriter &code, const std::string &n) {
   code.line("TC_CUDA_TRY(tcg::reserve(context->state, std::max(kStateBytes, kAlign), "
             "context->ex.stream), what);");
   code.line("// On the context's stream: later runs see the initial values, earlier ones finish first.");
-  code.open("for (size_t i = 0; i < kNumStates; ++i)");
+  code.open("for (int i = 0; i < kNumStates; ++i)");
   code.line("TC_CUDA_TRY(tcg::check(cudaMemcpyAsync(context->state.data + kStates[i].offset, "
             "context->model->params[kStates[i].weight].data, kStates[i].bytes, "
             "cudaMemcpyDeviceToDevice, context->ex.stream), \"cudaMemcpyAsync\"), what);");

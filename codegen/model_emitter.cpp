@@ -282,7 +282,8 @@ private:
     if (states.empty())
       code.line("    {0, 0, 0},");
     code.line("};");
-    code.line("constexpr size_t kNumStates = " + std::to_string(states.size()) + ";");
+    // int, not size_t: with no state, `i < kNumStates` must not be an unsigned compare with 0.
+    code.line("constexpr int kNumStates = " + std::to_string(states.size()) + ";");
     code.line("constexpr size_t kStateBytes = " + std::to_string(offset) + ";");
   }
 
@@ -385,7 +386,7 @@ private:
     code.line("int " + n + "_num_inputs(void) { return " + std::to_string(numInputs) + "; }");
     code.line("int " + n + "_num_outputs(void) { return " +
               std::to_string(graph_.numUserOutputs()) + "; }");
-    code.line("int " + n + "_num_states(void) { return static_cast<int>(kNumStates); }");
+    code.line("int " + n + "_num_states(void) { return kNumStates; }");
     code.open("const char *" + n + "_input_name(int index)");
     code.line("return index >= 0 && index < " + std::to_string(numInputs) +
               " ? kInputNames[index] : nullptr;");

@@ -526,8 +526,24 @@ private:
     if (std::find(std::begin(kInlinedHigherOrderTargets), std::end(kInlinedHigherOrderTargets),
                   *target) != std::end(kInlinedHigherOrderTargets)) {
       record.status = "inlined";
+      size_t recordIndex = model_.nodes.size();
+      size_t firstNode = static_cast<size_t>(model_.graph->numNodes());
       model_.nodes.push_back(record);
       TC_TRY_CONTEXT(importHigherOrder(node, *target, name), context);
+      // The op's own IR ops (cond's predicate and result selects): every op it added that no
+      // record of its subgraphs' nodes lists.
+      std::map<std::string, int> nested;
+      for (size_t i = recordIndex + 1; i < model_.nodes.size(); ++i)
+        for (const std::string &op : model_.nodes[i].irOps)
+          ++nested[op];
+      auto it = std::next(model_.graph->nodes().begin(), static_cast<long>(firstNode));
+      for (; it != model_.graph->nodes().end(); ++it) {
+        std::string op(ir::opName((*it)->op()));
+        if (nested[op] > 0)
+          --nested[op];
+        else
+          model_.nodes[recordIndex].irOps.push_back(op);
+      }
       return Status::success();
     }
     if (*target == "torch.ops.higher_order.while_loop") {
