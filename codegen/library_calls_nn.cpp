@@ -445,28 +445,10 @@ Status emitGather(const ir::Node &node, EmitState &state) {
            productRange(shape, dim + 1, shape.size()) + ", " + state.ptr(indices) + ", " +
            count + ", " + state.ptr(y);
   }
-  if (state.onDevice()) {
-    // Out-of-range indices are recorded in the context's gather_error with this site number,
-    // which <name>_synchronize turns back into the node's name.
-    state.code().line("context->ex.error_site = " + std::to_string(state.addGatherSite()) + ";");
-    state.callLibrary(call + ")");
-    return Status::success();
-  }
-  // The error names the first bad index: its position in the index tensor, its value and the
-  // valid range.
-  state.code().open("");
-  state.code().line("int64_t bad = 0;");
-  state.code().open("if (!tc::" + call + ", &bad))");
-  state.code().line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"node '" +
-                    node.name() + "' (" + std::string(ir::opName(node.op())) +
-                    "): index %lld at position %lld of the indices is out of range: valid "
-                    "indices are 0 to %lld\", static_cast<long long>(" + state.ptr(indices) +
-                    "[bad]), static_cast<long long>(bad), static_cast<long long>(" + extent +
-                    ") - 1);");
-  state.code().close();
-  state.code().close();
+  emitIndexCheckedCall(state, node, call, indices, extent);
   return Status::success();
 }
+
 
 
 // ---- padding and resampling ----
@@ -576,6 +558,30 @@ Status emitNnNode(const ir::Node &node, EmitState &state) {
   }
   return unsupported("node '" + node.name() + "' (" + std::string(ir::opName(node.op())) +
                      "): no host lowering");
+}
+
+void emitIndexCheckedCall(EmitState &state, const ir::Node &node, const std::string &call,
+                          const ir::Value *indices, const std::string &extent) {
+  if (state.onDevice()) {
+    // Out-of-range indices are recorded in the context's gather_error with this site number,
+    // which <name>_synchronize turns back into the node's name.
+    state.code().line("context->ex.error_site = " + std::to_string(state.addGatherSite()) + ";");
+    state.callLibrary(call + ")");
+    return;
+  }
+  // The error names the first bad index: its position in the index tensor, its value and the
+  // valid range.
+  state.code().open("");
+  state.code().line("int64_t bad = 0;");
+  state.code().open("if (!tc::" + call + ", &bad))");
+  state.code().line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"node '" +
+                    node.name() + "' (" + std::string(ir::opName(node.op())) +
+                    "): index %lld at position %lld of the indices is out of range: valid "
+                    "indices are 0 to %lld\", static_cast<long long>(" + state.ptr(indices) +
+                    "[bad]), static_cast<long long>(bad), static_cast<long long>(" + extent +
+                    ") - 1);");
+  state.code().close();
+  state.code().close();
 }
 
 } // namespace thunderc::codegen

@@ -65,24 +65,7 @@ void emitScatter(const ir::Node &node, EmitState &state) {
                      (scalar ? one : dimExpr(index->type().shape[dim])) + ", " + state.ptr(src) +
                      ", tc::scatter_reduce::" + ir::attr::reduce(node) + ", " +
                      (ir::attr::include_self(node) ? "true" : "false");
-  if (state.onDevice()) {
-    // Out-of-range indices are recorded in the context's gather_error with this site number,
-    // which <name>_synchronize turns back into the node's name.
-    state.code().line("context->ex.error_site = " + std::to_string(state.addGatherSite()) + ";");
-    state.callLibrary(call + ")");
-    return;
-  }
-  state.code().open("");
-  state.code().line("int64_t bad = 0;");
-  state.code().open("if (!tc::" + call + ", &bad))");
-  state.code().line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"node '" +
-                    node.name() + "' (" + std::string(ir::opName(node.op())) +
-                    "): index %lld at position %lld of the indices is out of range: valid "
-                    "indices are 0 to %lld\", static_cast<long long>(" + state.ptr(index) +
-                    "[bad]), static_cast<long long>(bad), static_cast<long long>(" + extent +
-                    ") - 1);");
-  state.code().close();
-  state.code().close();
+  emitIndexCheckedCall(state, node, call, index, extent);
 }
 
 } // namespace

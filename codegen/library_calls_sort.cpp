@@ -57,23 +57,7 @@ void emitEmbeddingBag(const ir::Node &node, EmitState &state) {
       (ir::attr::include_last_offset(node) ? "true" : "false") + ", " + state.library() +
       "::bag_mode::" + ir::attr::mode(node) + ", int64_t(" +
       std::to_string(ir::attr::padding_idx(node)) + "), " + perSample + ", " + state.ptr(y);
-  if (state.onDevice()) {
-    // Out-of-range indices are recorded in the context's gather_error with this site number.
-    state.code().line("context->ex.error_site = " + std::to_string(state.addGatherSite()) + ";");
-    state.callLibrary(call + ")");
-    return;
-  }
-  state.code().open("");
-  state.code().line("int64_t bad = 0;");
-  state.code().open("if (!tc::" + call + ", &bad))");
-  state.code().line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"node '" +
-                    node.name() + "' (" + std::string(ir::opName(node.op())) +
-                    "): index %lld at position %lld of the indices is out of range: valid "
-                    "indices are 0 to %lld\", static_cast<long long>(" + state.ptr(indices) +
-                    "[bad]), static_cast<long long>(bad), static_cast<long long>(" + extent +
-                    ") - 1);");
-  state.code().close();
-  state.code().close();
+  emitIndexCheckedCall(state, node, call, indices, extent);
 }
 
 } // namespace
