@@ -42,6 +42,8 @@ public:
     code.line("const " + name + "_model *model = nullptr;");
     code.line("tc_arena *arena = nullptr;");
     code.line("tc_arena *state = nullptr; ///< the program's state (kStates), kept between runs");
+    code.line("int num_threads = 1; ///< threads per run, the caller included");
+    code.line("tc_pool *pool = nullptr; ///< num_threads - 1 workers, started by the first run");
     code.close(";");
   }
 
@@ -56,6 +58,8 @@ public:
     code.line("return tc_error_setf(err, TC_ERROR_OUT_OF_MEMORY, \"" + n +
               "_load: out of memory\");");
     code.close();
+    code.line("// GEMMs run single-threaded inside the context's own threads (tc_parallel.h).");
+    code.line("tc::detail::blas_single_threaded();");
     code.line("tc_status status = tc_weights_open(weights_path, &model->weights, err);");
     code.open("for (size_t i = 0; status == TC_OK && i < kNumWeights; ++i)");
     code.line("const WeightSpec &spec = kWeights[i];");
@@ -87,6 +91,7 @@ public:
               "_context_create: out of memory\");");
     code.close();
     code.line("(*out)->model = model;");
+    code.line("(*out)->num_threads = tc_available_cpus();");
     code.line("tc_status status = " + n + "_context_reset(*out, err);");
     code.open("if (status != TC_OK)");
     code.line(n + "_context_destroy(*out);");
@@ -100,6 +105,7 @@ public:
     code.open("if (context != nullptr)");
     code.line("tc_arena_destroy(context->arena);");
     code.line("tc_arena_destroy(context->state);");
+    code.line("tc_pool_destroy(context->pool);");
     code.close();
     code.line("delete context;");
     code.close();
@@ -126,6 +132,26 @@ public:
     code.line();
   }
 
+  void emitSetNumThreads(CodeWriter &code, const std::string &n) const override {
+    openEntryPoint(code,
+                   "tc_status " + n + "_context_set_num_threads(" + n +
+                       "_context *context, int num_threads, tc_error *err)",
+                   "context == nullptr", n + "_context_set_num_threads: null context");
+    code.open("if (num_threads < 0 || num_threads > 1024)");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+              "_context_set_num_threads: num_threads %d is outside [0, 1024] (0: the default)\", "
+              "num_threads);");
+    code.close();
+    code.line("context->num_threads = num_threads == 0 ? tc_available_cpus() : num_threads;");
+    code.open("if (tc_pool_num_threads(context->pool) != context->num_threads)");
+    code.line("tc_pool_destroy(context->pool);");
+    code.line("context->pool = nullptr;");
+    code.close();
+    code.line("return TC_OK;");
+    code.close();
+    code.line();
+  }
+
   std::string stateBase() const override {
     return "static_cast<unsigned char *>(tc_arena_base(context->state))";
   }
@@ -142,6 +168,15 @@ public:
     code.close();
     code.line("[[maybe_unused]] unsigned char *base ="
               " static_cast<unsigned char *>(tc_arena_base(context->arena));");
+    code.line("// The context's threads for this run's kernels (tc_parallel.h).");
+    code.open("if (context->num_threads > 1 && context->pool == nullptr)");
+    code.line("status = tc_pool_create(context->num_threads, &context->pool, err);");
+    code.open("if (status != TC_OK)");
+    code.line("tc_error_prefixf(err, \"" + n + "_run: \");");
+    code.line("return status;");
+    code.close();
+    code.close();
+    code.line("tc::PoolScope pool_scope(context->pool);");
   }
 
   Status emitKernel(const ir::Node &node, EmitState &state) override {

@@ -76,7 +76,23 @@ std::string joined(const std::vector<std::string> &items) {
   return text;
 }
 
-/// One loop nest over the results' common shape.
+/// Elements per thread below which a kernel's loop is not split over threads (tc_parallel.h):
+/// below about 16K elements a wake-up of the pool costs more than it saves.
+constexpr int64_t kParallelGrain = 16384;
+
+/// True if every element of the domain reads the same element of `value` (a scalar, or a
+/// broadcast of one element).
+bool readsOneElement(const opt::ValueLayout &layout, const ir::Shape &shape) {
+  for (size_t j = 0; j < shape.size(); ++j)
+    if (!(shape[j] == ir::Dim(1) || layout.strides[j] == ir::Dim(0)))
+      return false;
+  return true;
+}
+
+/// One loop nest over the results' common shape, split over the context's threads: a single
+/// flat loop over the linear index `o` when every input is dense in the domain's order or one
+/// broadcast element (the form compilers vectorize best), else the nest with its outermost
+/// loop split.
 Status emitElementwiseKernel(const LoopKernel &kernel, EmitState &state) {
   const ir::Shape &domain = kernel.outerResults.front()->type().shape;
   for (const ir::Value *result : kernel.outerResults)
@@ -85,19 +101,58 @@ Status emitElementwiseKernel(const LoopKernel &kernel, EmitState &state) {
   std::string name = state.nextKernelName();
   TC_TRY(emitScalarFunction(name, kernel, {}, {}, state.functions()));
   CodeWriter &code = state.code();
-  code.open("");
-  code.line("int64_t o = 0;");
-  std::vector<std::string> indices = openLoops(code, domain, "i");
-  std::vector<std::string> arguments;
-  for (const ir::Value *input : kernel.outerInputs)
-    arguments.push_back(loadExpr(input, domain, indices, state));
-  for (const ir::Value *result : kernel.outerResults)
-    arguments.push_back(state.ptr(result) + "[o]");
-  code.line(name + "(" + joined(arguments) + ");");
-  code.line("++o;");
-  for (size_t i = 0; i < domain.size(); ++i)
+  auto call = [&](const std::vector<std::string> &indices) {
+    std::vector<std::string> arguments;
+    for (const ir::Value *input : kernel.outerInputs)
+      arguments.push_back(loadExpr(input, domain, indices, state));
+    for (const ir::Value *result : kernel.outerResults)
+      arguments.push_back(state.ptr(result) + "[o]");
+    code.line(name + "(" + joined(arguments) + ");");
+  };
+  if (domain.empty()) {
+    code.open("");
+    code.line("const int64_t o = 0;");
+    call({});
     code.close();
-  code.line("(void)o;");
+    return Status::success();
+  }
+  bool flat = true;
+  for (const ir::Value *input : kernel.outerInputs) {
+    opt::ValueLayout layout = state.layout(input);
+    bool dense = input->type().shape == domain && layout.offset == ir::Dim(0) &&
+                 opt::isContiguous(layout, domain);
+    flat = flat && (dense || readsOneElement(layout, input->type().shape));
+  }
+  if (flat) {
+    code.open("tc::parallel_for(" + productExpr(domain) + ", " + std::to_string(kParallelGrain) +
+              ", [&](int64_t begin, int64_t end)");
+    code.open("for (int64_t o = begin; o < end; ++o)");
+    call(std::vector<std::string>(domain.size(), "0"));
+    code.close();
+    code.close(");");
+    return Status::success();
+  }
+  ir::Shape inner(domain.begin() + 1, domain.end());
+  std::string innerSize = productExpr(inner);
+  code.open("");
+  code.line("const int64_t inner = " + innerSize + ";");
+  code.open("tc::parallel_for(" + dimExpr(domain[0]) + ", inner > 0 ? std::max<int64_t>(1, " +
+            std::to_string(kParallelGrain) + " / inner) : 1, [&](int64_t begin, int64_t end)");
+  code.open("for (int64_t i0 = begin; i0 < end; ++i0)");
+  code.line("int64_t o = i0 * inner;");
+  std::vector<std::string> indices{"i0"};
+  for (size_t i = 1; i < domain.size(); ++i) {
+    std::string index = "i" + std::to_string(i);
+    code.open("for (int64_t " + index + " = 0; " + index + " < " + dimExpr(domain[i]) + "; ++" +
+              index + ")");
+    indices.push_back(index);
+  }
+  call(indices);
+  code.line("++o;");
+  for (size_t i = 1; i < domain.size(); ++i)
+    code.close();
+  code.close();
+  code.close(");");
   code.close();
   return Status::success();
 }
@@ -135,16 +190,37 @@ Status emitReductionKernel(const ir::Node &fusion, EmitState &state) {
 
   CodeWriter &code = state.code();
   code.open("");
-  code.line("int64_t o = 0;");
-  // Kept dims outside, reduced dims inside; domain index names follow the domain's dims.
+  // Kept dims outside, reduced dims inside; domain index names follow the domain's dims. The
+  // outermost kept loop is split over the context's threads (each result is one thread's).
+  std::vector<ir::Dim> keptDims;
+  for (size_t i = 0; i < domain.size(); ++i)
+    if (!isReduced(i))
+      keptDims.push_back(domain[i]);
+  bool parallel = !keptDims.empty();
+  if (parallel) {
+    code.line("const int64_t kept_inner = " +
+              productExpr(std::vector<ir::Dim>(keptDims.begin() + 1, keptDims.end())) + ";");
+    code.line("const int64_t per_result = " + productExpr(reducedDims) + ";");
+    code.open("tc::parallel_for(" + dimExpr(keptDims[0]) +
+              ", std::max<int64_t>(1, " + std::to_string(kParallelGrain) +
+              " / std::max<int64_t>(1, kept_inner * per_result)), [&](int64_t begin, int64_t end)");
+  } else {
+    code.line("int64_t o = 0;");
+  }
   std::vector<std::string> indices(domain.size());
   size_t opened = 0;
   for (size_t i = 0; i < domain.size(); ++i) {
     if (isReduced(i))
       continue;
     indices[i] = "i" + std::to_string(i);
-    code.open("for (int64_t " + indices[i] + " = 0; " + indices[i] + " < " + dimExpr(domain[i]) +
-              "; ++" + indices[i] + ")");
+    if (opened == 0 && parallel) {
+      code.open("for (int64_t " + indices[i] + " = begin; " + indices[i] + " < end; ++" +
+                indices[i] + ")");
+      code.line("int64_t o = " + indices[i] + " * kept_inner;");
+    } else {
+      code.open("for (int64_t " + indices[i] + " = 0; " + indices[i] + " < " +
+                dimExpr(domain[i]) + "; ++" + indices[i] + ")");
+    }
     ++opened;
   }
   code.line(acc + " acc = " + initial + ";");
@@ -194,7 +270,8 @@ Status emitReductionKernel(const ir::Node &fusion, EmitState &state) {
   code.line("++o;");
   for (size_t i = 0; i < opened; ++i)
     code.close();
-  code.line("(void)o;");
+  if (parallel)
+    code.close(");");
   code.close();
   return Status::success();
 }

@@ -394,6 +394,7 @@ private:
     code.line();
     backend_.emitLifecycle(code, n);
     backend_.emitContextReset(code, n);
+    backend_.emitSetNumThreads(code, n);
     emitOutputShapesApi(code);
   }
 

@@ -1,6 +1,8 @@
 // Defaults of the TargetBackend hooks that only some targets need.
 #include "codegen/target_backend.h"
 
+#include "codegen/emit_state.h"
+
 namespace thunderc::codegen {
 
 void TargetBackend::addSources(const std::string &, std::map<std::string, std::string> &) const {}
@@ -13,5 +15,20 @@ std::map<std::string, std::string> TargetBackend::abiValues(const std::string &)
           {"TIME_RUNS_ASSIGN", ""}};
 }
 std::string TargetBackend::readmeSection(const BundleOptions &) const { return ""; }
+
+void TargetBackend::emitSetNumThreads(CodeWriter &code, const std::string &n) const {
+  openEntryPoint(code,
+                 "tc_status " + n + "_context_set_num_threads(" + n +
+                     "_context *context, int num_threads, tc_error *err)",
+                 "context == nullptr", n + "_context_set_num_threads: null context");
+  code.open("if (num_threads < 0 || num_threads > 1024)");
+  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+            "_context_set_num_threads: num_threads %d is outside [0, 1024] (0: the default)\", "
+            "num_threads);");
+  code.close();
+  code.line("return TC_OK;");
+  code.close();
+  code.line();
+}
 
 } // namespace thunderc::codegen

@@ -57,6 +57,9 @@ public:
   /// to its initial value from the weights. `<name>_context_create` calls it; the context's
   /// destructor frees the state (the `state` member the backend puts in `<name>_context`).
   virtual void emitContextReset(CodeWriter &code, const std::string &name) const = 0;
+  /// `<name>_context_set_num_threads`. The default checks the arguments and keeps nothing (the
+  /// CUDA target runs its host work on the caller); the CPU target sizes the context's pool.
+  virtual void emitSetNumThreads(CodeWriter &code, const std::string &name) const;
   /// Inside `<name>_run`: an `unsigned char *` expression for the first byte of the state.
   virtual std::string stateBase() const = 0;
   /// One fusion node, or one elementwise node as a one-op kernel: a loop nest over host memory

@@ -43,6 +43,7 @@ struct Options {
   std::string golden;    ///< empty: files mode
   long long warmup = -1; ///< -1: 1 with --iters, else 0
   long long iters = 0;   ///< 0: one untimed run
+  long long threads = 0; ///< 0: the model's default (--threads N sets N)
 };
 
 bool isOption(const char *arg) { return std::strncmp(arg, "--", 2) == 0; }
@@ -96,7 +97,7 @@ bool parseArguments(int argc, char **argv, Options &options, std::string &error)
     }
     bool isList = option == "--inputs" || option == "--outputs";
     bool isScalar = option == "--weights" || option == "--golden" || option == "--warmup" ||
-                    option == "--iters";
+                    option == "--iters" || option == "--threads";
     if (!isList && !isScalar) {
       error = "unknown option '" + option + "'";
       return false;
@@ -134,6 +135,10 @@ bool parseArguments(int argc, char **argv, Options &options, std::string &error)
       return false;
     } else if (option == "--iters" && !parseCount(values[0], 1, options.iters)) {
       error = "--iters: expected a positive integer, got '" + values[0] + "'";
+      return false;
+    } else if (option == "--threads" &&
+               (!parseCount(values[0], 1, options.threads) || options.threads > 1024)) {
+      error = "--threads: expected an integer in [1, 1024], got '" + values[0] + "'";
       return false;
     }
   }
@@ -183,8 +188,8 @@ void printHelp(const tc_model_api &api, const char *defaultWeights, FILE *out) {
   const char *model = api.name ? api.name : "model";
   std::fprintf(out,
                "usage: %s --inputs A.npy [B.npy ...] --outputs X.npy [Y.npy ...]\n"
-               "       %*s [--weights PATH] [--warmup W] [--iters N]\n"
-               "       %s --golden DIR [--weights PATH]\n"
+               "       %*s [--weights PATH] [--warmup W] [--iters N] [--threads T]\n"
+               "       %s --golden DIR [--weights PATH] [--threads T]\n"
                "\n"
                "Runs the thunderc-compiled model '%s' on NumPy .npy files.\n"
                "\n"
@@ -197,6 +202,8 @@ void printHelp(const tc_model_api &api, const char *defaultWeights, FILE *out) {
                "  --iters N        time N runs (load excluded) and print 'median_us=<value>' as\n"
                "                   the only line on stdout; --outputs is then optional and\n"
                "                   receives the last run's results\n"
+               "  --threads T      threads per run (default: the CPUs this process may use;\n"
+               "                   1 runs single-threaded)\n"
                "  --golden DIR     run DIR/inputs/input_<i>.npy and compare every output with\n"
                "                   DIR/expected/output_<i>.npy (and DIR/expected_fp64/\n"
                "                   output_<i>.npy as the fp64 referee, when present) by the\n"
@@ -294,7 +301,8 @@ public:
   }
 
   /// Loads the weights, creates the context and allocates the outputs for `inputs`.
-  tc_status open(const char *weightsPath, const std::vector<tc_tensor> &inputs, tc_error *err) {
+  tc_status open(const char *weightsPath, const std::vector<tc_tensor> &inputs,
+                 long long threads, tc_error *err) {
     // A failed call owns nothing, whatever it left in its out-parameter.
     if (check(api_.load(weightsPath, &model_, err), "load", err) != TC_OK) {
       model_ = nullptr;
@@ -303,6 +311,13 @@ public:
     if (check(api_.context_create(model_, &context_, err), "context_create", err) != TC_OK) {
       context_ = nullptr;
       return err->status;
+    }
+    if (threads > 0) {
+      if (api_.set_num_threads == nullptr)
+        return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT,
+                             "--threads: this model has no thread setting");
+      TC_RUNNER_RETURN_IF_ERROR(
+          check(api_.set_num_threads(context_, int(threads), err), "set_num_threads", err));
     }
     outputs_.assign(size_t(api_.num_outputs), tc_tensor{});
     TC_RUNNER_RETURN_IF_ERROR(check(api_.output_shapes(inputs.data(), int(inputs.size()),
@@ -544,7 +559,7 @@ tc_status runFiles(const Options &options, const tc_model_api &api, const char *
   for (const std::string &path : options.inputs)
     TC_RUNNER_RETURN_IF_ERROR(inputs.read(path, err));
   Session session(api);
-  TC_RUNNER_RETURN_IF_ERROR(session.open(weightsPath, inputs.tensors, err));
+  TC_RUNNER_RETURN_IF_ERROR(session.open(weightsPath, inputs.tensors, options.threads, err));
 
   long long warmup = options.warmup >= 0 ? options.warmup : (options.iters > 0 ? 1 : 0);
   if (api.time_runs != nullptr && options.iters > 0) {
@@ -602,7 +617,7 @@ tc_status runGolden(const Options &options, const tc_model_api &api, const char 
                            indexedPath(dir, "expected", "output_", i).c_str());
   }
   Session session(api);
-  TC_RUNNER_RETURN_IF_ERROR(session.open(weightsPath, inputs.tensors, err));
+  TC_RUNNER_RETURN_IF_ERROR(session.open(weightsPath, inputs.tensors, options.threads, err));
   TC_RUNNER_RETURN_IF_ERROR(session.run(inputs.tensors, err));
 
   passed = true;

@@ -34,18 +34,21 @@ typedef struct tc_model_api {
   tc_status (*time_runs)(void *context, const tc_tensor *inputs, int num_inputs,
                          tc_tensor *outputs, int num_outputs, int warmup, int iters,
                          double *median_us, tc_error *err);
+  /** Optional (NULL: --threads is refused): sets the context's thread count. */
+  tc_status (*set_num_threads)(void *context, int num_threads, tc_error *err);
 } tc_model_api;
 
 /** Runs the command line and returns the process exit code; `default_weights_path` is used
  * when --weights is absent. The command line, with the exit codes, is printed by --help:
  *
  *   <name>_run --inputs A.npy [B.npy ...] --outputs X.npy [Y.npy ...] [--weights PATH]
- *              [--warmup W] [--iters N]
- *   <name>_run --golden DIR [--weights PATH]
+ *              [--warmup W] [--iters N] [--threads T]
+ *   <name>_run --golden DIR [--weights PATH] [--threads T]
  *
  * Files are in graph input/output order and may also be given comma-separated. --iters N
  * (N >= 1) runs W times untimed (default 1), times N runs and prints `median_us=<value>` as the
  * only line on stdout; --outputs is then optional and receives the last run's results.
+ * --threads T sets the context's thread count (<name>_context_set_num_threads).
  * --golden compares against DIR/expected/output_<i>.npy by the policy of
  * tests/golden/tolerances.py (with DIR/expected_fp64 as the fp64 referee when present).
  * Exit codes: 0 success, 1 golden mismatch, 2 usage error, 3 runtime or model error (stderr

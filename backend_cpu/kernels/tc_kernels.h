@@ -19,6 +19,7 @@
 
 #include "tc_kernels_linalg.h"
 #include "tc_kernels_nn.h"
+#include "tc_parallel.h"
 #include "tc_kernels_pool.h"
 #include "tc_kernels_reduce.h"
 #include "tc_kernels_shape.h"

@@ -13,6 +13,7 @@
 
 #include "tc_kernels_common.h"
 #include "tc_math.h"
+#include "tc_parallel.h"
 
 namespace tc {
 
@@ -58,28 +59,38 @@ void gemm_loops(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, int6
 
 namespace detail {
 
+/// Makes OpenBLAS run every call on the calling thread: the bundle splits its GEMMs over the
+/// context's own threads (tc_parallel.h), so library threads would only oversubscribe the
+/// CPUs. OpenBLAS's setting is per process; other CBLAS libraries are left as they are.
+inline void blas_single_threaded() {
+#if defined(TC_USE_CBLAS) && defined(OPENBLAS_VERSION)
+  openblas_set_num_threads(1);
+#endif
+}
+
 #if defined(TC_USE_CBLAS)
-/// One cblas_?gemm per batch entry; k == 0 is handled by the caller (BLAS wants lda >= 1).
+/// One cblas_?gemm per batch entry, with explicit leading dimensions (so that a block of rows or
+/// columns of a larger product is one call); k == 0 is handled by the caller.
 template <typename T>
 inline void gemm_cblas(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a,
-                       int64_t a_batch_stride, bool trans_a, const T *b, int64_t b_batch_stride,
-                       bool trans_b, double alpha, double beta, T *c) {
+                       int64_t a_batch_stride, bool trans_a, int64_t lda, const T *b,
+                       int64_t b_batch_stride, bool trans_b, int64_t ldb, double alpha,
+                       double beta, T *c, int64_t c_batch_stride, int64_t ldc) {
   const CBLAS_TRANSPOSE op_a = trans_a ? CblasTrans : CblasNoTrans;
   const CBLAS_TRANSPOSE op_b = trans_b ? CblasTrans : CblasNoTrans;
-  const auto lda = static_cast<int>(trans_a ? m : k);
-  const auto ldb = static_cast<int>(trans_b ? k : n);
-  const auto ldc = static_cast<int>(n);
   for (int64_t index = 0; index < batch; ++index) {
     const T *a_matrix = a + index * a_batch_stride;
     const T *b_matrix = b + index * b_batch_stride;
-    T *c_matrix = c + index * m * n;
+    T *c_matrix = c + index * c_batch_stride;
     if constexpr (std::is_same<T, float>::value)
       cblas_sgemm(CblasRowMajor, op_a, op_b, static_cast<int>(m), static_cast<int>(n),
-                  static_cast<int>(k), static_cast<float>(alpha), a_matrix, lda, b_matrix, ldb,
-                  static_cast<float>(beta), c_matrix, ldc);
+                  static_cast<int>(k), static_cast<float>(alpha), a_matrix,
+                  static_cast<int>(lda), b_matrix, static_cast<int>(ldb),
+                  static_cast<float>(beta), c_matrix, static_cast<int>(ldc));
     else
       cblas_dgemm(CblasRowMajor, op_a, op_b, static_cast<int>(m), static_cast<int>(n),
-                  static_cast<int>(k), alpha, a_matrix, lda, b_matrix, ldb, beta, c_matrix, ldc);
+                  static_cast<int>(k), alpha, a_matrix, static_cast<int>(lda), b_matrix,
+                  static_cast<int>(ldb), beta, c_matrix, static_cast<int>(ldc));
   }
 }
 #endif
@@ -104,15 +115,62 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, int64_t a_
     m *= batch;
     batch = 1;
   }
+  // Threads: products of at least kParallelWork multiply-adds are split over the context's
+  // threads (tc_parallel.h) into one block per thread -- of the batch when it has enough
+  // entries, else of C's rows, else (few rows: decode-shaped products) of C's columns in
+  // multiples of 16 -- each block one single-threaded library call.
+  constexpr int64_t kParallelWork = int64_t(1) << 20;
+  const int64_t threads = parallel_threads();
+  const bool parallel = threads > 1 && batch * m * n * (k > 0 ? k : 1) >= kParallelWork;
 #if defined(TC_USE_CBLAS)
   if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
     if (k > 0) {
-      detail::gemm_cblas(batch, m, n, k, a, a_batch_stride, trans_a, b, b_batch_stride, trans_b,
-                         alpha, beta, c);
+      const int64_t lda = trans_a ? m : k;
+      const int64_t ldb = trans_b ? k : n;
+      if (!parallel) {
+        detail::gemm_cblas(batch, m, n, k, a, a_batch_stride, trans_a, lda, b, b_batch_stride,
+                           trans_b, ldb, alpha, beta, c, m * n, n);
+      } else if (batch >= threads) {
+        parallel_for(batch, 1, [&](int64_t begin, int64_t end) {
+          detail::gemm_cblas(end - begin, m, n, k, a + begin * a_batch_stride, a_batch_stride,
+                             trans_a, lda, b + begin * b_batch_stride, b_batch_stride, trans_b,
+                             ldb, alpha, beta, c + begin * m * n, m * n, n);
+        });
+      } else if (m >= 4 * threads) {
+        parallel_for(m, 4, [&](int64_t begin, int64_t end) {
+          detail::gemm_cblas(batch, end - begin, n, k, a + (trans_a ? begin : begin * k),
+                             a_batch_stride, trans_a, lda, b, b_batch_stride, trans_b, ldb, alpha,
+                             beta, c + begin * n, m * n, n);
+        });
+      } else {
+        const int64_t blocks = (n + 15) / 16;
+        parallel_for(blocks, 1, [&](int64_t begin, int64_t end) {
+          const int64_t n0 = begin * 16;
+          const int64_t n1 = end * 16 < n ? end * 16 : n;
+          detail::gemm_cblas(batch, m, n1 - n0, k, a, a_batch_stride, trans_a, lda,
+                             b + (trans_b ? n0 * k : n0), b_batch_stride, trans_b, ldb, alpha,
+                             beta, c + n0, m * n, n);
+        });
+      }
       return;
     }
   }
 #endif
+  if (parallel && !trans_a && batch == 1 && m > 1) {
+    parallel_for(m, 1, [&](int64_t begin, int64_t end) {
+      gemm_loops(int64_t(1), end - begin, n, k, a + begin * k, a_batch_stride, trans_a, b,
+                 b_batch_stride, trans_b, alpha, beta, c + begin * n);
+    });
+    return;
+  }
+  if (parallel && batch > 1) {
+    parallel_for(batch, 1, [&](int64_t begin, int64_t end) {
+      gemm_loops(end - begin, m, n, k, a + begin * a_batch_stride, a_batch_stride, trans_a,
+                 b + begin * b_batch_stride, b_batch_stride, trans_b, alpha, beta,
+                 c + begin * m * n);
+    });
+    return;
+  }
   gemm_loops(batch, m, n, k, a, a_batch_stride, trans_a, b, b_batch_stride, trans_b, alpha, beta,
              c);
 }

@@ -1,22 +1,153 @@
 // CPU kernels for the row-wise neural-network composites: softmax / log_softmax, layer_norm,
-// inference batch_norm and scaled dot-product attention. All arithmetic is in double, each
-// result rounded once to T, matching the reference interpreter (ir/interpreter_nn.cpp).
+// inference batch_norm and scaled dot-product attention. Rows are split over the context's
+// threads (tc_parallel.h). float rows are computed in float with the vectorizable tc::exp
+// (like PyTorch's CPU kernels), attention on float blocks of queries through gemm; the other
+// dtypes compute in double, each result rounded once to T, like the reference interpreter
+// (ir/interpreter_nn.cpp).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "tc_kernels_common.h"
+#include "tc_kernels_linalg.h"
 #include "tc_math.h"
+#include "tc_parallel.h"
 
 namespace tc {
+
+namespace detail {
+
+/// Rows per thread for row-wise kernels: about 16K elements of work each.
+inline int64_t rows_grain(int64_t row_size) {
+  return row_size > 0 ? (16384 + row_size - 1) / row_size : 16384;
+}
+
+/// The largest element of row[0, n) (NaN if any is NaN), as softmax needs it.
+inline float row_max_f32(const float *row, int64_t n) {
+  float maximum = -infinity<float>();
+  bool nan = false;
+  for (int64_t j = 0; j < n; ++j) {
+    maximum = row[j] > maximum ? row[j] : maximum;
+    nan = nan || row[j] != row[j];
+  }
+  return nan ? quiet_nan<float>() : maximum;
+}
+
+/// Writes e^(row[j] - shift) to out (may alias row) and returns their sum, accumulated in
+/// 16 float lanes (a fixed order, so that the loop vectorizes).
+inline float exp_sum_f32(const float *row, int64_t n, float shift, float *out) {
+  constexpr int64_t kLanes = 16;
+  float lanes[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) {
+      const float e = exp(row[j + l] - shift);
+      out[j + l] = e;
+      lanes[l] += e;
+    }
+  float sum = 0.0f;
+  for (; j < n; ++j) {
+    const float e = exp(row[j] - shift);
+    out[j] = e;
+    sum += e;
+  }
+  for (int64_t l = 0; l < kLanes; ++l)
+    sum += lanes[l];
+  return sum;
+}
+
+/// sum_j e^(row[j] - shift), in 16 float lanes.
+inline float exp_sum_only_f32(const float *row, int64_t n, float shift) {
+  constexpr int64_t kLanes = 16;
+  float lanes[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l)
+      lanes[l] += exp(row[j + l] - shift);
+  float sum = 0.0f;
+  for (; j < n; ++j)
+    sum += exp(row[j] - shift);
+  for (int64_t l = 0; l < kLanes; ++l)
+    sum += lanes[l];
+  return sum;
+}
+
+/// sum_j f(row[j]) in 16 float lanes (a fixed order, so that the loop vectorizes).
+template <typename F> inline float lane_sum_f32(const float *row, int64_t n, const F &f) {
+  constexpr int64_t kLanes = 16;
+  float lanes[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l)
+      lanes[l] += f(row[j + l]);
+  float sum = 0.0f;
+  for (; j < n; ++j)
+    sum += f(row[j]);
+  for (int64_t l = 0; l < kLanes; ++l)
+    sum += lanes[l];
+  return sum;
+}
+
+/// layer_norm of contiguous float rows [rows, cols], in float (two passes, like PyTorch).
+inline void layer_norm_rows_f32(const float *x, int64_t rows, int64_t cols, const float *weight,
+                                const float *bias, double eps, float *y) {
+  parallel_for(rows, rows_grain(cols), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const float *row = x + r * cols;
+      float *target = y + r * cols;
+      const float mean =
+          lane_sum_f32(row, cols, [](float v) { return v; }) / static_cast<float>(cols);
+      const float variance =
+          lane_sum_f32(row, cols, [mean](float v) { return (v - mean) * (v - mean); }) /
+          static_cast<float>(cols);
+      const float inverse_std = 1.0f / std::sqrt(variance + static_cast<float>(eps));
+      for (int64_t c = 0; c < cols; ++c) {
+        float value = (row[c] - mean) * inverse_std;
+        value = weight ? value * weight[c] : value;
+        target[c] = bias ? value + bias[c] : value;
+      }
+    }
+  });
+}
+
+/// softmax / log_softmax of contiguous float rows [rows, n], in float.
+inline void softmax_rows_f32(const float *x, int64_t rows, int64_t n, bool log, float *y) {
+  parallel_for(rows, rows_grain(n), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const float *row = x + r * n;
+      float *target = y + r * n;
+      const float maximum = row_max_f32(row, n);
+      if (log) {
+        // log_softmax = x - max - log(sum e^(x - max)).
+        const float log_sum = std::log(exp_sum_only_f32(row, n, maximum));
+        for (int64_t j = 0; j < n; ++j)
+          target[j] = row[j] - maximum - log_sum;
+      } else {
+        const float inverse = 1.0f / exp_sum_f32(row, n, maximum, target);
+        for (int64_t j = 0; j < n; ++j)
+          target[j] *= inverse;
+      }
+    }
+  });
+}
+
+} // namespace detail
 
 /// softmax (log = false) or log_softmax (log = true) of x [outer, extent, inner] along
 /// extent, with the maximum subtracted first. A NaN in a row makes the row NaN; a row of all
 /// -inf is NaN (as in PyTorch).
 template <typename T>
 void softmax(const T *x, int64_t outer, int64_t extent, int64_t inner, bool log, T *y) {
-  for (int64_t o = 0; o < outer; ++o) {
+  if constexpr (std::is_same<T, float>::value) {
+    if (inner == 1) {
+      detail::softmax_rows_f32(x, outer, extent, log, y);
+      return;
+    }
+  }
+  parallel_for(outer, detail::rows_grain(extent * inner), [&](int64_t begin, int64_t end) {
+  for (int64_t o = begin; o < end; ++o) {
     for (int64_t i0 = 0; i0 < inner; i0 += detail::kChunk) {
       const int64_t width = detail::min_count(detail::kChunk, inner - i0);
       const int64_t offset = o * extent * inner + i0;
@@ -47,6 +178,7 @@ void softmax(const T *x, int64_t outer, int64_t extent, int64_t inner, bool log,
       }
     }
   }
+  });
 }
 
 /// Normalizes each row of x [rows, cols] to zero mean and unit biased variance (two passes),
@@ -55,7 +187,12 @@ void softmax(const T *x, int64_t outer, int64_t extent, int64_t inner, bool log,
 template <typename T>
 void layer_norm(const T *x, int64_t rows, int64_t cols, const T *weight, const T *bias, double eps,
                 T *y) {
-  for (int64_t r = 0; r < rows; ++r) {
+  if constexpr (std::is_same<T, float>::value) {
+    detail::layer_norm_rows_f32(x, rows, cols, weight, bias, eps, y);
+    return;
+  }
+  parallel_for(rows, detail::rows_grain(cols), [&](int64_t begin, int64_t end) {
+  for (int64_t r = begin; r < end; ++r) {
     const T *row = x + r * cols;
     T *target = y + r * cols;
     double mean = 0.0;
@@ -77,6 +214,7 @@ void layer_norm(const T *x, int64_t rows, int64_t cols, const T *weight, const T
       target[c] = cast<T>(value);
     }
   }
+  });
 }
 
 /// Inference batch norm of x [N, C, spatial] with per-channel running statistics:
@@ -101,6 +239,66 @@ void batch_norm(const T *x, int64_t N, int64_t C, int64_t spatial, const T *mean
 /// Doubles of workspace that attention needs: one row of scores.
 inline int64_t attention_workspace_size(int64_t S) { return S > 0 ? S : 1; }
 
+namespace detail {
+
+/// attention for float: blocks of kRows queries per task, split over the context's threads;
+/// each block's scores [rows, S] = scale * Q K^T and its output P V are single-threaded gemm
+/// calls (BLAS when the bundle has one), the masked softmax between them runs in float.
+inline void attention_f32(const float *q, const float *k, const float *v, int64_t batch,
+                          int64_t L, int64_t S, int64_t E, int64_t Ev, const void *mask,
+                          bool mask_is_bool, double scale, bool causal, float *y) {
+  constexpr int64_t kRows = 32;
+  const auto *bool_mask = static_cast<const uint8_t *>(mask);
+  const auto *additive_mask = static_cast<const float *>(mask);
+  const int64_t blocks = (L + kRows - 1) / kRows;
+  const float minus_inf = -infinity<float>();
+  parallel_for(batch * blocks, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> scores(static_cast<size_t>(kRows * (S > 0 ? S : 1)));
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t b = task / blocks;
+      const int64_t i0 = (task % blocks) * kRows;
+      const int64_t rows = min_count(kRows, L - i0);
+      float *block = scores.data();
+      gemm<float>(1, rows, S, E, q + (b * L + i0) * E, 0, false, k + b * S * E, 0, true, scale,
+                  0.0, block);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t i = i0 + r;
+        float *row = block + r * S;
+        if (causal)
+          for (int64_t j = i + 1; j < S; ++j)
+            row[j] = minus_inf;
+        if (mask) {
+          const int64_t mask_row = (b * L + i) * S;
+          if (mask_is_bool)
+            for (int64_t j = 0; j < S; ++j)
+              row[j] = bool_mask[mask_row + j] == 0 ? minus_inf : row[j];
+          else
+            for (int64_t j = 0; j < S; ++j)
+              row[j] += additive_mask[mask_row + j];
+        }
+        const float maximum = row_max_f32(row, S);
+        if (maximum == minus_inf) { // fully masked (or S == 0): zeros, like _safe_softmax
+          for (int64_t j = 0; j < S; ++j)
+            row[j] = 0.0f;
+          continue;
+        }
+        const float inverse = 1.0f / exp_sum_f32(row, S, maximum, row);
+        for (int64_t j = 0; j < S; ++j)
+          row[j] *= inverse;
+      }
+      float *target = y + (b * L + i0) * Ev;
+      if (S == 0) {
+        for (int64_t e = 0; e < rows * Ev; ++e)
+          target[e] = 0.0f;
+        continue;
+      }
+      gemm<float>(1, rows, Ev, S, block, 0, false, v + b * S * Ev, 0, false, 1.0, 0.0, target);
+    }
+  });
+}
+
+} // namespace detail
+
 /// Scaled dot-product attention per batch entry b (batch is every leading dim, flattened):
 /// y[b, i, :] = sum_j softmax_j(score[i, j]) * v[b, j, :], score[i, j] = scale * q[b, i, :] .
 /// k[b, j, :], for q [batch, L, E], k [batch, S, E], v [batch, S, Ev], y [batch, L, Ev].
@@ -109,11 +307,16 @@ inline int64_t attention_workspace_size(int64_t S) { return S > 0 ? S : 1; }
 /// score to -inf and anything else keeping it; otherwise it holds T values added to the
 /// scores. A row whose scores are all -inf gives zeros, as PyTorch >= 2.5 eager does
 /// (_safe_softmax) and as the reference interpreter does. Uses `workspace`
-/// (attention_workspace_size(S) doubles); all arithmetic is in double.
+/// (attention_workspace_size(S) doubles) for T other than float, where all arithmetic is in
+/// double; float runs detail::attention_f32.
 template <typename T>
 void attention(const T *q, const T *k, const T *v, int64_t batch, int64_t L, int64_t S, int64_t E,
                int64_t Ev, const void *mask, bool mask_is_bool, double scale, bool causal, T *y,
                double *workspace) {
+  if constexpr (std::is_same<T, float>::value) {
+    detail::attention_f32(q, k, v, batch, L, S, E, Ev, mask, mask_is_bool, scale, causal, y);
+    return;
+  }
   constexpr int64_t kBlock = 64;
   const auto *bool_mask = static_cast<const uint8_t *>(mask);
   const auto *additive_mask = static_cast<const T *>(mask);

@@ -389,3 +389,69 @@ TEST_CASE("kernels: floordiv_i64 and mod_i64 follow Python") {
     CHECK(tc::mod_i64(c.a, c.b) == c.remainder);
   }
 }
+
+namespace {
+
+/// Distance in ulps between two floats of the same sign class (0 when both are NaN).
+double ulpDistance(float got, double want) {
+  float wantFloat = static_cast<float>(want);
+  if (std::isnan(wantFloat))
+    return std::isnan(got) ? 0.0 : 1e30;
+  if (std::isinf(wantFloat) || std::isinf(got))
+    return got == wantFloat ? 0.0 : 1e30;
+  float ulp = std::nextafter(std::fabs(wantFloat), std::numeric_limits<float>::infinity()) -
+              std::fabs(wantFloat);
+  return std::fabs(static_cast<double>(got) - want) / ulp;
+}
+
+/// The largest ulp error of `approx` against the double C library over every 61st float in
+/// [-limit, limit] (about 4e7 values each sign; all of them take minutes).
+double maxUlpError(float (*approx)(float), double (*reference)(double), float limit,
+                   float *worst) {
+  double maxError = 0.0;
+  for (uint32_t sign = 0; sign < 2; ++sign) {
+    for (uint32_t bits = 0;; bits += 61) {
+      float x = floatFromBits(bits | (sign << 31));
+      if (!(std::fabs(x) <= limit))
+        break;
+      double error = ulpDistance(approx(x), reference(static_cast<double>(x)));
+      if (error > maxError) {
+        maxError = error;
+        *worst = x;
+      }
+    }
+  }
+  return maxError;
+}
+
+} // namespace
+
+TEST_CASE("kernels: the host's float exp, tanh and erf are within a few ulps of the C library") {
+  struct Case {
+    const char *name;
+    float (*approx)(float);
+    double (*reference)(double);
+    float limit;
+    double maxUlps;
+  };
+  const Case cases[] = {
+      {"exp", tc::detail::exp_f32, [](double x) { return std::exp(x); }, 110.0f, 2.0},
+      {"tanh", tc::detail::tanh_f32, [](double x) { return std::tanh(x); }, 100.0f, 3.0},
+      {"erf", tc::detail::erf_f32, [](double x) { return std::erf(x); }, 100.0f, 3.0},
+  };
+  for (const Case &c : cases) {
+    CAPTURE(c.name);
+    float worst = 0.0f;
+    double error = maxUlpError(c.approx, c.reference, c.limit, &worst);
+    CAPTURE(worst);
+    CHECK(error <= c.maxUlps);
+    const float inf = std::numeric_limits<float>::infinity();
+    for (float special : {inf, -inf, std::numeric_limits<float>::quiet_NaN(), 0.0f, -0.0f}) {
+      CAPTURE(special);
+      CHECK(ulpDistance(c.approx(special), c.reference(static_cast<double>(special))) == 0.0);
+    }
+  }
+  // Subnormal results round like the library's.
+  for (float x : {-87.5f, -90.0f, -100.0f, -103.9f, -104.0f, -200.0f})
+    CHECK(ulpDistance(tc::detail::exp_f32(x), std::exp(static_cast<double>(x))) <= 1.0);
+}
