@@ -44,6 +44,8 @@ public:
     code.line("tc_arena *state = nullptr; ///< the program's state (kStates), kept between runs");
     code.line("int num_threads = 1; ///< threads per run, the caller included");
     code.line("tc_pool *pool = nullptr; ///< num_threads - 1 workers, started by the first run");
+    code.line("uint64_t seed = tc::kDefaultRandomSeed; ///< random ops' seed (_context_set_seed)");
+    code.line("uint64_t runs = 0; ///< runs since the seed was set or the context reset");
     code.close(";");
   }
 
@@ -115,6 +117,7 @@ public:
   void emitContextReset(CodeWriter &code, const std::string &n) const override {
     openEntryPoint(code, "tc_status " + n + "_context_reset(" + n + "_context *context, tc_error *err)",
                    "context == nullptr", n + "_context_reset: null context");
+    code.line("context->runs = 0; // random ops replay their sequence");
     code.open("if (context->state == nullptr)");
     code.line("tc_status status = tc_arena_create(std::max(kStateBytes, kAlign), &context->state, err);");
     code.open("if (status != TC_OK)");
@@ -189,9 +192,10 @@ public:
            goldenTestCmake(options, hasGolden);
   }
 
-  // The scalar layer shared with CUDA (tc_math.h) and the CPU kernel library.
+  // The scalar layer shared with CUDA (tc_math.h, tc_random.h) and the CPU kernel library.
   bool shipsKernelHeader(const std::string &path, const BundleOptions &) const override {
-    return path == "codegen/kernels/tc_math.h" || path.rfind("backend_cpu/kernels/", 0) == 0;
+    return path == "codegen/kernels/tc_math.h" || path == "codegen/kernels/tc_random.h" ||
+           path.rfind("backend_cpu/kernels/", 0) == 0;
   }
 };
 

@@ -67,6 +67,8 @@ void emitCudaModelTypes(CodeWriter &code, const std::string &name, size_t numWei
   code.line("tcg::device_buffer arena;   ///< the memory plan's intermediates and workspaces");
   code.line("tcg::device_buffer staging; ///< inputs and outputs of run_host / time_runs");
   code.line("tcg::device_buffer state;   ///< the program's state (kStates), kept between runs");
+  code.line("uint64_t seed = tc::kDefaultRandomSeed; ///< random ops' seed (_context_set_seed)");
+  code.line("uint64_t runs = 0; ///< runs since the seed was set or the context reset");
   code.close(";");
 }
 
@@ -198,6 +200,7 @@ void emitCudaContextReset(CodeWriter &code, const std::string &n) {
   openEntryPoint(code, "tc_status " + n + "_context_reset(" + n + "_context *context, tc_error *err)",
                  "context == nullptr", n + "_context_reset: null context");
   code.line("const char *what = \"" + n + "_context_reset\";");
+  code.line("context->runs = 0; // random ops replay their sequence");
   code.line("TC_CUDA_TRY(tcg::reserve(context->state, std::max(kStateBytes, kAlign), "
             "context->ex.stream), what);");
   code.line("// On the context's stream: later runs see the initial values, earlier ones finish first.");

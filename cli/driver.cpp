@@ -261,7 +261,7 @@ std::string jsonReport(const LoadedProgram &program) {
 }
 
 Status interpretToFiles(const LoadedProgram &program, const std::vector<std::string> &inputs,
-                        const std::vector<std::string> &outputs) {
+                        const std::vector<std::string> &outputs, const ir::RandomState &random) {
   std::vector<ir::HostTensor> tensors;
   std::vector<ir::TensorView> views;
   std::vector<const ir::Value *> userInputs;
@@ -283,7 +283,7 @@ Status interpretToFiles(const LoadedProgram &program, const std::vector<std::str
     return program.imported.archive->tensor(input.weightName());
   };
   TC_ASSIGN_OR_RETURN(std::vector<ir::HostTensor> results,
-                      ir::interpret(*program.graph, views, weights));
+                      ir::interpret(*program.graph, views, weights, random));
   if (outputs.size() != results.size())
     return invalidInput("the model has " + std::to_string(results.size()) + " output(s), " +
                         std::to_string(outputs.size()) + " output file(s) given");

@@ -9,6 +9,7 @@
 #include "frontend/importer.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
+#include "ir/interpreter.h"
 #include "ir/status.h"
 #include "optimizer/pass_manager.h"
 
@@ -52,9 +53,10 @@ std::string textReport(const LoadedProgram &program);
 std::string jsonReport(const LoadedProgram &program);
 
 /// Runs the reference interpreter on .npy inputs and writes .npy outputs, through the runtime's
-/// codec (runtime/npy.h) that bundles' runners use. Errors name the file.
+/// codec (runtime/npy.h) that bundles' runners use. Errors name the file. Random ops draw from
+/// `random` (a seed and a run number, as a bundle context's).
 Status interpretToFiles(const LoadedProgram &program, const std::vector<std::string> &inputs,
-                        const std::vector<std::string> &outputs);
+                        const std::vector<std::string> &outputs, const ir::RandomState &random);
 
 /// What -o asks for.
 struct BundleRequest {

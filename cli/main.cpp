@@ -70,6 +70,10 @@ int run(int argc, char **argv) {
                "compute_NN: PTX only; without --arch: sm_80 and sm_90 + PTX)",
        cxxopts::value<std::string>()->default_value("sm_80"))
       ("interpret", "run the reference interpreter on --inputs and write --outputs")
+      ("seed", "with --interpret: the seed of the random ops (default 67280421310721, a "
+               "bundle context's)", cxxopts::value<uint64_t>())
+      ("run-index", "with --interpret: which run of a bundle context since its seed was set "
+                    "(0 = the first) the random ops draw like", cxxopts::value<uint64_t>())
       ("inputs", "input .npy files, in graph input order (comma-separated)",
        cxxopts::value<std::vector<std::string>>())
       ("outputs", "output .npy files, in graph output order (comma-separated)",
@@ -184,8 +188,13 @@ int run(int argc, char **argv) {
   if (args.count("interpret")) {
     if (!args.count("inputs") || !args.count("outputs"))
       return usage("--interpret needs --inputs and --outputs");
+    ir::RandomState random;
+    if (args.count("seed"))
+      random.seed = args["seed"].as<uint64_t>();
+    if (args.count("run-index"))
+      random.run = args["run-index"].as<uint64_t>();
     Status status = interpretToFiles(*program, args["inputs"].as<std::vector<std::string>>(),
-                                     args["outputs"].as<std::vector<std::string>>());
+                                     args["outputs"].as<std::vector<std::string>>(), random);
     if (!status.ok())
       return fail(status.error().withContext(input));
     return kExitOk;

@@ -303,6 +303,25 @@ void emitConstant(const ir::Node &node, EmitState &state) {
                     doubleLiteral(ir::attr::arange_step(node)) + ")");
 }
 
+// random: the context's seed and run number (declared by the model emitter as rng_seed and
+// rng_run) with the node's stream.
+void emitRandom(const ir::Node &node, EmitState &state) {
+  const ir::Value *result = node.result();
+  const std::string &distribution = ir::attr::distribution(node);
+  // INT64_MIN has no literal (its magnitude is not an int64_t).
+  auto literal = [](int64_t value) {
+    return value == INT64_MIN ? std::string("(-9223372036854775807 - 1)")
+                              : "int64_t(" + std::to_string(value) + ")";
+  };
+  std::string low = literal(ir::attr::low(node).value_or(0));
+  std::string high = literal(ir::attr::high(node).value_or(0));
+  state.callLibrary("random_fill<" + ctype(result) + ">(" + state.ptr(result) + ", " +
+                    productExpr(result->type().shape) + ", tc::random_distribution::" +
+                    distribution + ", tc::random_key{rng_seed, " +
+                    std::to_string(ir::attr::stream(node)) + "u, rng_run}, " + low + ", " + high +
+                    ")");
+}
+
 // Reductions run over the middle axis of [outer, extent, inner]. Reduced dims that are not
 // adjacent are first moved last by a strided copy into a workspace.
 void emitReduction(const ir::Node &node, EmitState &state) {
@@ -407,6 +426,9 @@ Status emitLibraryNode(const ir::Node &node, EmitState &state) {
   case OpKind::Full:
   case OpKind::Arange:
     emitConstant(node, state);
+    return Status::success();
+  case OpKind::Random:
+    emitRandom(node, state);
     return Status::success();
   case OpKind::Sum:
   case OpKind::Mean:

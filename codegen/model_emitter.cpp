@@ -9,6 +9,7 @@
 //   3. <name>_run.cpp the runner, a table of the model's functions for runtime/runner.h.
 #include "codegen/model_emitter.h"
 
+#include <algorithm>
 #include <set>
 
 #include "codegen/emit_state.h"
@@ -50,6 +51,12 @@ std::vector<const ir::Value *> stateInputs(const ir::Graph &graph) {
     if (input->inputKind() == ir::InputKind::State)
       inputs.push_back(input.get());
   return inputs;
+}
+
+/// Whether a node of the graph draws random numbers (the run then reads the seed and counts).
+bool hasRandomNodes(const ir::Graph &graph) {
+  return std::any_of(graph.nodes().begin(), graph.nodes().end(),
+                     [](const auto &node) { return node->op() == ir::OpKind::Random; });
 }
 
 /// Every input backed by weights.bin; a State input's weight is its initial value.
@@ -395,7 +402,23 @@ private:
     backend_.emitLifecycle(code, n);
     backend_.emitContextReset(code, n);
     backend_.emitSetNumThreads(code, n);
+    emitSetSeed(code);
     emitOutputShapesApi(code);
+  }
+
+  // The random ops' seed: a host field the run reads (the context's `seed` and `runs`, which
+  // both targets declare); a new seed restarts the run count, so its sequence replays.
+  void emitSetSeed(CodeWriter &code) {
+    std::string n = name_;
+    openEntryPoint(code,
+                   "tc_status " + n + "_context_set_seed(" + n + "_context *context, uint64_t "
+                   "seed, tc_error *err)",
+                   "context == nullptr", n + "_context_set_seed: null context");
+    code.line("context->seed = seed;");
+    code.line("context->runs = 0;");
+    code.line("return TC_OK;");
+    code.close();
+    code.line();
   }
 
   void emitOutputShapesApi(CodeWriter &code) {
@@ -473,6 +496,11 @@ private:
     code.line("tc_error_prefixf(err, \"" + n + "_run: \");");
     code.line("return status;");
     code.close();
+    if (hasRandomNodes(graph_)) {
+      code.line("// The random ops draw from this context's seed and run number (tc_random.h).");
+      code.line("const uint64_t rng_seed = context->seed;");
+      code.line("const uint32_t rng_run = static_cast<uint32_t>(context->runs++);");
+    }
     code.line();
     std::vector<std::pair<std::string, std::string>> pointers; // name, type
     if (planned_) {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "frontend/aten_scatter.h"
+#include "frontend/aten_random.h"
 #include "frontend/aten_sort.h"
 #include "frontend/aten_spatial.h"
 #include "frontend/aten_conv_norm.h"
@@ -1673,6 +1674,21 @@ constexpr TableEntry kTable[] = {
     {"aten.affine_grid_generator.default", importAffineGrid},
     {"aten.im2col.default", importIm2col},
     {"aten.col2im.default", importCol2im},
+    // random numbers (frontend/aten_random.cpp)
+    {"aten.rand.default", importRand},
+    {"aten.rand.generator", importRand},
+    {"aten.rand_like.default", importRand},
+    {"aten.randn.default", importRandn},
+    {"aten.randn.generator", importRandn},
+    {"aten.randn_like.default", importRandn},
+    {"aten.randint.default", importRandint},
+    {"aten.randint.low", importRandint},
+    {"aten.randint.generator", importRandint},
+    {"aten.randint.low_generator", importRandint},
+    {"aten.randint_like.default", importRandint},
+    {"aten.randint_like.low_dtype", importRandint},
+    {"aten.randperm.default", importRandperm},
+    {"aten.randperm.generator", importRandperm},
 };
 // clang-format on
 

@@ -31,6 +31,8 @@ struct ImportState {
   /// `stateUpdates` holds, per state in first-update order, its latest value.
   std::map<ir::Value *, ir::Value *> stateOf;
   std::vector<std::pair<ir::Value *, ir::Value *>> stateUpdates;
+  /// The `stream` of the next random op (each draws its own numbers; frontend/aten_random.cpp).
+  int64_t nextRandomStream = 0;
 };
 
 /// A Python scalar or a tensor, as passed to `Tensor other` / `Scalar other` arguments.

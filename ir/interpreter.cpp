@@ -183,6 +183,7 @@ struct Values {
   std::unordered_map<const Value *, Tensor> live;
   std::unordered_map<const Value *, int> lastUse; ///< absent: never used by a node
   std::unordered_map<int64_t, bool> predicates;   ///< cond_predicate id -> its value this run
+  RandomState random;                             ///< what random ops draw from this run
 
   explicit Values(const Graph &graph) {
     int position = 0;
@@ -231,6 +232,7 @@ Status executeFusion(const Node &node, const Bindings &bindings, Values &values)
   const Graph &body = *node.body();
   Values inner(body);
   inner.predicates = values.predicates;
+  inner.random = values.random;
   for (int i = 0; i < node.numOperands(); ++i) {
     auto it = values.live.find(node.operand(i));
     TC_CHECK(it != values.live.end(), "operand used before its definition or after its free");
@@ -290,7 +292,7 @@ Status executeNode(const Node &node, const Bindings &bindings, Values &values) {
   TC_CHECK(node.numOperands() >= info.minOperands &&
                (info.maxOperands < 0 || node.numOperands() <= info.maxOperands),
            "operand count outside ir/ops.def: the graph was not verified");
-  interp::OpCall call{node, bindings, {}, {}};
+  interp::OpCall call{node, bindings, {}, {}, values.random};
   for (Value *operand : node.operands()) {
     auto it = values.live.find(operand);
     TC_CHECK(it != values.live.end(), "operand used before its definition or after its free");
@@ -320,7 +322,8 @@ Status executeNode(const Node &node, const Bindings &bindings, Values &values) {
 
 Expected<std::vector<HostTensor>> interpret(const Graph &graph,
                                             const std::vector<TensorView> &userInputs,
-                                            const WeightProvider &weights) {
+                                            const WeightProvider &weights,
+                                            const RandomState &random) {
   // 1. Bind and check the user inputs.
   std::vector<int> userInputIndices;
   for (int i = 0; i < graph.numInputs(); ++i)
@@ -333,6 +336,7 @@ Expected<std::vector<HostTensor>> interpret(const Graph &graph,
 
   // 2. Dense copies of the inputs and weights; inputs no node uses are dropped at once.
   Values values(graph);
+  values.random = random;
   for (size_t i = 0; i < userInputIndices.size(); ++i)
     values.live.emplace(graph.input(userInputIndices[i]), tensorFromView(userInputs[i]));
   TC_TRY(loadWeights(graph, weights, bindings, values));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/kernels/tc_random.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "ir/status.h"
@@ -14,6 +15,14 @@ namespace thunderc::ir {
 
 /// Returns the data of a weight input (Parameter/Buffer/Constant) by its weightName().
 using WeightProvider = std::function<Expected<TensorView>(const Value &input)>;
+
+/// The random state one run draws from (the random op; codegen/kernels/tc_random.h, shared
+/// with the bundles so that all agree bit for bit): the seed and the run's number, as a
+/// bundle's context counts runs since its seed was set or it was reset (the first run is 0).
+struct RandomState {
+  uint64_t seed = tc::kDefaultRandomSeed;
+  uint64_t run = 0;
+};
 
 /// Runs `graph` on `userInputs` (one per User input, in graph-input order) and returns one
 /// tensor per graph output. Symbols are bound from the input shapes and checked against
@@ -25,6 +34,7 @@ using WeightProvider = std::function<Expected<TensorView>(const Value &input)>;
 /// at run time (embedding), a weight whose dtype/shape differs from its input type.
 Expected<std::vector<HostTensor>> interpret(const Graph &graph,
                                             const std::vector<TensorView> &userInputs,
-                                            const WeightProvider &weights);
+                                            const WeightProvider &weights,
+                                            const RandomState &random = {});
 
 } // namespace thunderc::ir

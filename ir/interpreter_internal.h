@@ -11,6 +11,7 @@
 
 #include "ir/dtype.h"
 #include "ir/graph.h"
+#include "ir/interpreter.h"
 #include "ir/op_attributes.h"
 #include "ir/status.h"
 
@@ -41,6 +42,7 @@ struct OpCall {
   const Bindings &bindings;
   std::vector<const Tensor *> operands;
   std::vector<Tensor> results;
+  RandomState random = {}; ///< what random ops draw from
 
   const Tensor &operand(int index) const { return *operands.at(static_cast<size_t>(index)); }
   int numOperands() const { return static_cast<int>(operands.size()); }
@@ -77,6 +79,8 @@ Status runGridSample(OpCall &call);
 /// flip, diagonal, as_strided, slice_scatter and scatter (of family Shape; runShapeOp
 /// forwards them).
 Status runScatterOp(OpCall &call);
+/// random (of family Shape; runShapeOp forwards it): ir/interpreter_random.cpp.
+Status runRandom(OpCall &call);
 /// sort and embedding_bag (of family Shape; runShapeOp forwards them):
 /// ir/interpreter_sort.cpp.
 Status runSortOp(OpCall &call);

@@ -401,6 +401,8 @@ Status runShapeOp(OpCall &call) {
   case OpKind::Sort:
   case OpKind::EmbeddingBag:
     return runSortOp(call);
+  case OpKind::Random:
+    return runRandom(call);
   default:
     TC_CHECK(false, "not a shape op");
   }

@@ -288,10 +288,36 @@ Expected<TensorType> inferCumsum(const TensorType &x, const AttrMap &attrs) {
 
 // ---- constants ----
 
+// random: a known distribution, a floating result for uniform and normal, and for integer
+// both bounds with high > low (each draw is converted to the result dtype like a cast).
+Expected<TypeList> checkRandom(const AttrMap &attrs, const TypeList &declared) {
+  const std::string &distribution = attr::distribution(attrs);
+  DType dtype = declared[0].dtype;
+  if (distribution == "uniform" || distribution == "normal") {
+    if (!isFloatingPoint(dtype))
+      return invalidInput("random " + distribution + " needs a floating result, got " +
+                          declared[0].str());
+    return declared;
+  }
+  if (distribution != "integer")
+    return invalidInput("random distribution must be \"uniform\", \"normal\" or \"integer\", "
+                        "got \"" + distribution + "\"");
+  std::optional<int64_t> low = attr::low(attrs);
+  std::optional<int64_t> high = attr::high(attrs);
+  if (!low || !high)
+    return invalidInput("random integer needs both low and high");
+  if (*high <= *low)
+    return invalidInput("random integer needs low < high, got [" + std::to_string(*low) + ", " +
+                        std::to_string(*high) + ")");
+  return declared;
+}
+
 // full and arange have no operands to infer from: their declared type is the truth.
 Expected<TypeList> checkDeclared(OpKind op, const AttrMap &attrs, const TypeList &declared) {
   if (declared.size() != 1)
     return invalidInput("expected 1 declared result type, got " + std::to_string(declared.size()));
+  if (op == OpKind::Random)
+    return checkRandom(attrs, declared);
   if (op != OpKind::Arange)
     return declared;
   if (declared[0].rank() != 1)
@@ -324,7 +350,7 @@ Expected<TypeList> single(Expected<TensorType> type) {
 }
 
 // Elementwise unary and binary ops are inferred by family; every other op has a case below.
-static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 56,
+static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 57,
               "ir/ops.def changed: give the new op a case in inferByOp");
 
 // Unary and binary ops by family, the others with one case per op of ir/ops.def. The operand
@@ -405,6 +431,7 @@ Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap 
     return single(inferTriangle(op, x));
   case OpKind::Full:
   case OpKind::Arange:
+  case OpKind::Random:
     return checkDeclared(op, attrs, declared);
   case OpKind::Embedding:
     return single(inferEmbedding(x, operands[1]));

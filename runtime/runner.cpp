@@ -44,6 +44,8 @@ struct Options {
   long long warmup = -1; ///< -1: 1 with --iters, else 0
   long long iters = 0;   ///< 0: one untimed run
   long long threads = 0; ///< 0: the model's default (--threads N sets N)
+  bool hasSeed = false;  ///< --seed given
+  unsigned long long seed = 0;
 };
 
 bool isOption(const char *arg) { return std::strncmp(arg, "--", 2) == 0; }
@@ -83,6 +85,16 @@ bool parseCount(const std::string &text, long long minimum, long long &value) {
   return errno == 0 && *end == '\0' && value >= minimum;
 }
 
+/// A decimal integer in [0, 2^64), nothing else.
+bool parseSeed(const std::string &text, unsigned long long &value) {
+  if (text.empty() || text[0] < '0' || text[0] > '9')
+    return false;
+  errno = 0;
+  char *end = nullptr;
+  value = std::strtoull(text.c_str(), &end, 10);
+  return errno == 0 && *end == '\0';
+}
+
 /// Fills `options` from argv; false with a message in `error` on a usage error. Each option
 /// takes the arguments up to the next "--" option as its values.
 bool parseArguments(int argc, char **argv, Options &options, std::string &error) {
@@ -97,7 +109,7 @@ bool parseArguments(int argc, char **argv, Options &options, std::string &error)
     }
     bool isList = option == "--inputs" || option == "--outputs";
     bool isScalar = option == "--weights" || option == "--golden" || option == "--warmup" ||
-                    option == "--iters" || option == "--threads";
+                    option == "--iters" || option == "--threads" || option == "--seed";
     if (!isList && !isScalar) {
       error = "unknown option '" + option + "'";
       return false;
@@ -140,6 +152,12 @@ bool parseArguments(int argc, char **argv, Options &options, std::string &error)
                (!parseCount(values[0], 1, options.threads) || options.threads > 1024)) {
       error = "--threads: expected an integer in [1, 1024], got '" + values[0] + "'";
       return false;
+    } else if (option == "--seed") {
+      if (!parseSeed(values[0], options.seed)) {
+        error = "--seed: expected an integer from 0 to 2^64 - 1, got '" + values[0] + "'";
+        return false;
+      }
+      options.hasSeed = true;
     }
   }
   return true;
@@ -188,8 +206,8 @@ void printHelp(const tc_model_api &api, const char *defaultWeights, FILE *out) {
   const char *model = api.name ? api.name : "model";
   std::fprintf(out,
                "usage: %s --inputs A.npy [B.npy ...] --outputs X.npy [Y.npy ...]\n"
-               "       %*s [--weights PATH] [--warmup W] [--iters N] [--threads T]\n"
-               "       %s --golden DIR [--weights PATH] [--threads T]\n"
+               "       %*s [--weights PATH] [--warmup W] [--iters N] [--threads T] [--seed S]\n"
+               "       %s --golden DIR [--weights PATH] [--threads T] [--seed S]\n"
                "\n"
                "Runs the thunderc-compiled model '%s' on NumPy .npy files.\n"
                "\n"
@@ -208,6 +226,9 @@ void printHelp(const tc_model_api &api, const char *defaultWeights, FILE *out) {
                "                   DIR/expected/output_<i>.npy (and DIR/expected_fp64/\n"
                "                   output_<i>.npy as the fp64 referee, when present) by the\n"
                "                   policy of thunderc's tests/golden/tolerances.py\n"
+               "  --seed S         seed of the model's random numbers (default: the context's,\n"
+               "                   67280421310721); run k after it draws the same numbers on\n"
+               "                   every target, and each warmup or timed run counts\n"
                "  --help           print this message\n"
                "\n",
                program.c_str(), int(program.size()), "", program.c_str(), model,
@@ -302,7 +323,7 @@ public:
 
   /// Loads the weights, creates the context and allocates the outputs for `inputs`.
   tc_status open(const char *weightsPath, const std::vector<tc_tensor> &inputs,
-                 long long threads, tc_error *err) {
+                 const Options &options, tc_error *err) {
     // A failed call owns nothing, whatever it left in its out-parameter.
     if (check(api_.load(weightsPath, &model_, err), "load", err) != TC_OK) {
       model_ = nullptr;
@@ -312,13 +333,16 @@ public:
       context_ = nullptr;
       return err->status;
     }
-    if (threads > 0) {
+    if (options.threads > 0) {
       if (api_.set_num_threads == nullptr)
         return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT,
                              "--threads: this model has no thread setting");
       TC_RUNNER_RETURN_IF_ERROR(
-          check(api_.set_num_threads(context_, int(threads), err), "set_num_threads", err));
+          check(api_.set_num_threads(context_, int(options.threads), err), "set_num_threads", err));
     }
+    if (options.hasSeed && api_.set_seed != nullptr)
+      TC_RUNNER_RETURN_IF_ERROR(
+          check(api_.set_seed(context_, uint64_t(options.seed), err), "context_set_seed", err));
     outputs_.assign(size_t(api_.num_outputs), tc_tensor{});
     TC_RUNNER_RETURN_IF_ERROR(check(api_.output_shapes(inputs.data(), int(inputs.size()),
                                                        outputs_.data(), int(outputs_.size()), err),
@@ -559,7 +583,7 @@ tc_status runFiles(const Options &options, const tc_model_api &api, const char *
   for (const std::string &path : options.inputs)
     TC_RUNNER_RETURN_IF_ERROR(inputs.read(path, err));
   Session session(api);
-  TC_RUNNER_RETURN_IF_ERROR(session.open(weightsPath, inputs.tensors, options.threads, err));
+  TC_RUNNER_RETURN_IF_ERROR(session.open(weightsPath, inputs.tensors, options, err));
 
   long long warmup = options.warmup >= 0 ? options.warmup : (options.iters > 0 ? 1 : 0);
   if (api.time_runs != nullptr && options.iters > 0) {
@@ -617,7 +641,7 @@ tc_status runGolden(const Options &options, const tc_model_api &api, const char 
                            indexedPath(dir, "expected", "output_", i).c_str());
   }
   Session session(api);
-  TC_RUNNER_RETURN_IF_ERROR(session.open(weightsPath, inputs.tensors, options.threads, err));
+  TC_RUNNER_RETURN_IF_ERROR(session.open(weightsPath, inputs.tensors, options, err));
   TC_RUNNER_RETURN_IF_ERROR(session.run(inputs.tensors, err));
 
   passed = true;

@@ -31,6 +31,9 @@ typedef struct tc_model_api {
   /** Optional (NULL: the runner times `run` with a host clock). Runs `warmup` untimed and
    * `iters` timed runs its own way and stores their median in microseconds; outputs hold the
    * last run's results. CUDA bundles time device-resident runs with CUDA events here. */
+  /** Optional (NULL: --seed is ignored): seeds the context's random numbers and restarts its
+   * run count (<name>_context_set_seed). */
+  tc_status (*set_seed)(void *context, uint64_t seed, tc_error *err);
   tc_status (*time_runs)(void *context, const tc_tensor *inputs, int num_inputs,
                          tc_tensor *outputs, int num_outputs, int warmup, int iters,
                          double *median_us, tc_error *err);
@@ -42,13 +45,15 @@ typedef struct tc_model_api {
  * when --weights is absent. The command line, with the exit codes, is printed by --help:
  *
  *   <name>_run --inputs A.npy [B.npy ...] --outputs X.npy [Y.npy ...] [--weights PATH]
- *              [--warmup W] [--iters N] [--threads T]
- *   <name>_run --golden DIR [--weights PATH] [--threads T]
+ *              [--warmup W] [--iters N] [--threads T] [--seed S]
+ *   <name>_run --golden DIR [--weights PATH] [--threads T] [--seed S]
  *
  * Files are in graph input/output order and may also be given comma-separated. --iters N
  * (N >= 1) runs W times untimed (default 1), times N runs and prints `median_us=<value>` as the
  * only line on stdout; --outputs is then optional and receives the last run's results.
  * --threads T sets the context's thread count (<name>_context_set_num_threads).
+ * --seed S seeds the model's random numbers before the first run (every run, warmup and timed
+ * ones included, advances the context's run count).
  * --golden compares against DIR/expected/output_<i>.npy by the policy of
  * tests/golden/tolerances.py (with DIR/expected_fp64 as the fp64 referee when present).
  * Exit codes: 0 success, 1 golden mismatch, 2 usage error, 3 runtime or model error (stderr

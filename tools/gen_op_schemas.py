@@ -121,6 +121,11 @@ EXTRA_OVERLOADS = [
     "cdist.default", "pdist.default",
     # 3-d convolution with string padding, transposed 3-d convolution, grid_sample, affine_grid and nn.Unfold in training IR.
     "conv3d.padding", "conv_transpose3d.input", "grid_sampler.default", "affine_grid_generator.default", "im2col.default",
+    # Random numbers in training IR and after run_decompositions(): the generator overloads
+    # (generator=None), the _like forms and randint.
+    "rand.generator", "randn.generator", "randperm.generator", "rand_like.default",
+    "randn_like.default", "randint.default", "randint.low", "randint.generator",
+    "randint.low_generator", "randint_like.default", "randint_like.low_dtype",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

@@ -3,9 +3,10 @@
 // defines TC_USE_CBLAS). Generated code calls these routines with contiguous row-major
 // buffers; each routine computes what the reference interpreter (ir/interpreter*.cpp)
 // computes, within float rounding. One header per op family:
-//   tc_math.h              scalar helpers, half/bfloat16, cast (also compiled by nvcc)
-//   tc_kernels_shape.h     strided_copy/strided_store, triangle, fill, arange, embedding,
-//                          index_select, gather, pad, scatter
+//   tc_math.h              scalar helpers, half/bfloat16, cast (also compiled by nvcc), and
+//                          random_element over tc_random.h's Philox generator
+//   tc_kernels_shape.h     strided_copy/strided_store, triangle, fill, arange, random_fill,
+//                          embedding, index_select, gather, pad, scatter
 //   tc_kernels_linalg.h    gemm (BLAS or loops), conv2d (im2col + gemm), conv_transpose2d
 //                          (gemm + col2im)
 //   tc_kernels_pool.h      max_pool2d, avg_pool2d, adaptive_avg_pool2d, upsample

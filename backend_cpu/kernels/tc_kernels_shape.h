@@ -1,6 +1,7 @@
 // CPU kernels for data movement: strided gather/scatter copies (every view op, broadcast and
-// concat), tril/triu, full, arange, embedding, index_select, gather, pad and scatter. Buffers are
-// contiguous row-major unless strides are given; strides and offsets count elements.
+// concat), tril/triu, full, arange, random_fill, embedding, index_select, gather, pad and
+// scatter. Buffers are contiguous row-major unless strides are given; strides and offsets count
+// elements.
 #pragma once
 
 #include <cstdint>
@@ -145,6 +146,15 @@ template <typename T> void fill(T *y, int64_t count, double value) {
 template <typename T> void arange(T *y, int64_t count, double start, double step) {
   for (int64_t i = 0; i < count; ++i)
     y[i] = cast<T>(start + static_cast<double>(i) * step);
+}
+
+/// The random op: y[i] = random_element<T>(distribution, key, i, low, high) (tc_math.h; low and
+/// high only matter for integer draws).
+template <typename T>
+void random_fill(T *y, int64_t count, random_distribution distribution, random_key key,
+                 int64_t low, int64_t high) {
+  for (int64_t i = 0; i < count; ++i)
+    y[i] = random_element<T>(distribution, key, i, low, high);
 }
 
 namespace detail {

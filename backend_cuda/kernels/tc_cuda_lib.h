@@ -4,7 +4,7 @@
 // (launch errors, cuBLAS failures, or a limit of tcg). Header-only; compiled by nvcc, and by a
 // host compiler against the CUDA emulation (TC_CUDA_EMULATE) in CI. One header per family:
 //   tc_cuda_lib_common.h     exec, result, check, shared device helpers
-//   tc_cuda_lib_shape.h      copy, strided_copy/strided_store, triangle, fill, arange,
+//   tc_cuda_lib_shape.h      copy, strided_copy/strided_store, triangle, fill, arange, random_fill,
 //                            embedding, index_select, gather, pad, scatter
 //   tc_cuda_lib_reduce.h     reduce (sum/mean/amax/amin/prod), reduce_any, variance, argmax,
 //                            cumsum

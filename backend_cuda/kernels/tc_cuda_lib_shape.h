@@ -1,6 +1,6 @@
 // tcg data movement: copy, strided gather/scatter copies (every view op, broadcast and concat),
-// tril/triu, full, arange, embedding, index_select, gather, pad and scatter; the CUDA twins of
-// tc_kernels_shape.h.
+// tril/triu, full, arange, random_fill, embedding, index_select, gather, pad and scatter; the
+// CUDA twins of tc_kernels_shape.h.
 // Copies that turn out contiguous become cudaMemcpyAsync; the rest move 16-byte vectors when
 // rows and pointers allow, else elements, with 32-bit index arithmetic when the size fits.
 #pragma once
@@ -185,6 +185,14 @@ __global__ void __launch_bounds__(kThreads)
     arange_kernel(T *__restrict__ y, int64_t count, double start, double step) {
   for (int64_t i = tc::cuda::global_thread(); i < count; i += tc::cuda::grid_threads())
     y[i] = tc::cast<T>(start + static_cast<double>(i) * step);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    random_kernel(T *__restrict__ y, int64_t count, tc::random_distribution distribution,
+                  tc::random_key key, int64_t low, int64_t high) {
+  for (int64_t i = tc::cuda::global_thread(); i < count; i += tc::cuda::grid_threads())
+    y[i] = tc::random_element<T>(distribution, key, i, low, high);
 }
 
 /// y[o, i, :] = x[o, index[i], :] for x [outer, extent, inner], y [outer, count, inner]; a
@@ -405,6 +413,18 @@ result arange(const exec &ex, T *y, int64_t count, double start, double step) {
     return result{};
   TC_LAUNCH(detail::blocks_for(count), detail::kThreads, 0, ex.stream, detail::arange_kernel<T>)
   (y, count, start, step);
+  return detail::launched();
+}
+
+/// tc::random_fill: y[i] = tc::random_element<T>(distribution, key, i, low, high), the same bits as
+/// the CPU library and the reference interpreter (tc_random.h).
+template <typename T>
+result random_fill(const exec &ex, T *y, int64_t count, tc::random_distribution distribution,
+              tc::random_key key, int64_t low, int64_t high) {
+  if (count <= 0)
+    return result{};
+  TC_LAUNCH(detail::blocks_for(count), detail::kThreads, 0, ex.stream, detail::random_kernel<T>)
+  (y, count, distribution, key, low, high);
   return detail::launched();
 }
 

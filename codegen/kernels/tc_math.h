@@ -23,6 +23,8 @@
 #endif
 #endif
 
+#include "tc_random.h"
+
 namespace tc {
 
 /// IEEE binary16 storage (the bits only; arithmetic goes through float, see compute_type).
@@ -955,6 +957,30 @@ TC_HD inline A grid_sample_point(const T *plane, int64_t H, int64_t W, A gx, A g
   const int64_t ix = static_cast<int64_t>(x0), iy = static_cast<int64_t>(y0);
   return at(iy, ix) * (A(1) - fx) * (A(1) - fy) + at(iy, ix + 1) * fx * (A(1) - fy) +
          at(iy + 1, ix) * (A(1) - fx) * fy + at(iy + 1, ix + 1) * fx * fy;
+}
+
+// ---- random numbers (tc_random.h) ----
+
+/// Element `index` of a random op of element type T: f64 draws in double; f32, f16 and bf16
+/// in float (uniform with as many bits as T's significand, so the conversion is exact);
+/// integer draws converted like cast<T>. The reference interpreter makes the same choices
+/// (ir/interpreter_random.cpp).
+template <typename T>
+TC_HD inline T random_element(random_distribution distribution, random_key key, int64_t index,
+                              int64_t low, int64_t high) {
+  if (distribution == random_distribution::integer)
+    return cast<T>(random_integer(key, index, low, high));
+  if constexpr (std::is_same<T, double>::value) {
+    return distribution == random_distribution::normal ? random_normal_f64(key, index)
+                                                       : random_uniform_f64(key, index);
+  } else {
+    const int digits = std::is_same<T, half>::value       ? 11
+                       : std::is_same<T, bfloat16>::value ? 8
+                                                          : 24;
+    return cast<T>(distribution == random_distribution::normal
+                       ? random_normal_f32(key, index)
+                       : random_uniform_f32(key, index, digits));
+  }
 }
 
 } // namespace tc

@@ -31,6 +31,8 @@
                                         bool, T *);                                                \
   template tcg::result tcg::fill<T>(TCG_EXEC, T *, int64_t, double);                               \
   template tcg::result tcg::arange<T>(TCG_EXEC, T *, int64_t, double, double);                     \
+  template tcg::result tcg::random_fill<T>(TCG_EXEC, T *, int64_t, tc::random_distribution,        \
+                                           tc::random_key, int64_t, int64_t);                      \
   template tcg::result tcg::pad<T>(TCG_EXEC, const T *, int, const int64_t *, const int64_t *,     \
                                    const int64_t *, tc::pad_mode, double, T *);                    \
   template tcg::result tcg::upsample<T>(TCG_EXEC, const T *, int64_t, int, const int64_t *,        \

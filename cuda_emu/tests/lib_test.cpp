@@ -166,6 +166,29 @@ TEST_CASE("tcg::arange") {
   checkArange<double>(1, 5, 1);
 }
 
+// Every distribution, the same bits as the CPU library (tc_random.h).
+template <typename T>
+void checkRandom(tc::random_distribution distribution, int64_t low, int64_t high) {
+  Context context;
+  const int64_t count = 1031;
+  const tc::random_key key{0x1234567890abcdefull, 3u, 7u};
+  Array<T> want(count);
+  tc::random_fill(want.data(), count, distribution, key, low, high);
+  Buffer<T> y(count);
+  REQUIRE_OK(tcg::random_fill(context.ex, y.data(), count, distribution, key, low, high));
+  expectEqual(y.read(), want);
+}
+
+TEST_CASE("tcg::random_fill") {
+  checkRandom<float>(tc::random_distribution::uniform, 0, 0);
+  checkRandom<float>(tc::random_distribution::normal, 0, 0);
+  checkRandom<double>(tc::random_distribution::normal, 0, 0);
+  checkRandom<tc::half>(tc::random_distribution::uniform, 0, 0);
+  checkRandom<tc::bfloat16>(tc::random_distribution::normal, 0, 0);
+  checkRandom<int64_t>(tc::random_distribution::integer, -5, 1000);
+  checkRandom<int32_t>(tc::random_distribution::integer, 0, 3);
+}
+
 // ---- gathers ----
 
 template <typename T, typename I> void checkIndexSelect(int64_t outer, int64_t inner) {

@@ -536,6 +536,10 @@ def _shape_inputs(g):
     }
 
 
+def _in_range(draws, low, high):
+    return (draws >= low) & (draws < high)
+
+
 def _shape_submodules():
     return {"emb": nn.Embedding(10, 4)}
 
@@ -658,6 +662,15 @@ SHAPE_CASES: list[tuple[str, CaseFn]] = [
     ("index_mask_pattern", lambda m, t: t.y[t.idx[1:2].view(1, 1, 1, 1), t.idx.view(1, 1, 5, 1)]),
     ("index_size0", lambda m, t: t.y[t.idx[:0]]),
     ("index_size1_self", lambda m, t: t.u[:, t.idx % 4]),
+    # random numbers: results that do not depend on the draws (the draws themselves are checked
+    # bit for bit across the interpreter and both targets by tests/e2e/test_random.py)
+    ("rand_in_unit", lambda m, t: _in_range(torch.rand(3, 5), 0, 1)),
+    ("rand_like_f16_in_unit", lambda m, t: _in_range(torch.rand_like(t.x.half()), 0, 1)),
+    ("randn_like_times_zero", lambda m, t: t.x + 0 * torch.randn_like(t.x)),
+    ("randint_in_range", lambda m, t: _in_range(torch.randint(-3, 4, (4, 6)), -3, 4)),
+    ("randint_like_i32", lambda m, t: _in_range(torch.randint_like(t.xi.int(), 5), 0, 5)),
+    ("randperm_sorted", lambda m, t: torch.randperm(7).sort().values),
+    ("randperm_i32_sum", lambda m, t: torch.randperm(6, dtype=torch.int32).sum()),
 ]
 
 

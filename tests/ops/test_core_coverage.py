@@ -45,9 +45,6 @@ NOT_YET = {
     "aten._local_scalar_dense.default": "tensor.item(): a data-dependent scalar (an unbacked "
                                         "SymInt) the IR has no value for",
     "aten.nonzero.default": "data-dependent output shape",
-    "aten.rand.default": "random numbers: the runtime has no generator yet",
-    "aten.randn.default": "random numbers: the runtime has no generator yet",
-    "aten.randperm.default": "random permutation: the runtime has no generator yet",
     "aten._fft_r2c.default": "FFT",
     "aten._fft_c2r.default": "FFT (complex input)",
 }

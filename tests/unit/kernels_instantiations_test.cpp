@@ -20,6 +20,8 @@
   template void tc::triangle<T>(const T *, int64_t, int64_t, int64_t, int64_t, bool, T *);         \
   template void tc::fill<T>(T *, int64_t, double);                                                 \
   template void tc::arange<T>(T *, int64_t, double, double);                                       \
+  template void tc::random_fill<T>(T *, int64_t, tc::random_distribution, tc::random_key,         \
+                                   int64_t, int64_t);                                              \
   template bool tc::embedding<T, int64_t>(const T *, int64_t, int64_t, const int64_t *, int64_t,   \
                                           T *, int64_t *);                                         \
   template bool tc::embedding<T, int32_t>(const T *, int64_t, int64_t, const int32_t *, int64_t,   \

@@ -454,4 +454,50 @@ TEST_CASE("kernels: the host's float exp, tanh and erf are within a few ulps of 
   // Subnormal results round like the library's.
   for (float x : {-87.5f, -90.0f, -100.0f, -103.9f, -104.0f, -200.0f})
     CHECK(ulpDistance(tc::detail::exp_f32(x), std::exp(static_cast<double>(x))) <= 1.0);
+
+
+// The generator behind the random op (tc_random.h): Random123's known-answer vectors for
+// philox4x32 10 (tests/kat_vectors of DEShawResearch/random123: counter, key, result), then
+// the layout of the per-element counter and the distributions' ranges.
+TEST_CASE("kernels: philox4x32_10 known answers and the random distributions") {
+  struct Known {
+    tc::philox_block counter;
+    uint32_t key0, key1;
+    tc::philox_block result;
+  };
+  const Known known[] = {
+      {{{0, 0, 0, 0}}, 0, 0, {{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}}},
+      {{{0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}},
+       0xffffffffu,
+       0xffffffffu,
+       {{0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu}}},
+      {{{0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}},
+       0xa4093822u,
+       0x299f31d0u,
+       {{0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u}}},
+  };
+  for (const Known &k : known) {
+    tc::philox_block got = tc::philox4x32_10(k.counter, k.key0, k.key1);
+    for (int i = 0; i < 4; ++i)
+      CHECK(got.v[i] == k.result.v[i]);
+  }
+  // Element i: counter (i low, i high, stream, run), key (seed low, seed high).
+  tc::random_key key{0x299f31d0a4093822ull, 0x13198a2eu, 0x03707344u};
+  tc::philox_block element = tc::random_bits(key, int64_t(0x85a308d3243f6a88));
+  for (int i = 0; i < 4; ++i)
+    CHECK(element.v[i] == known[2].result.v[i]);
+  // Ranges: uniform never reaches 1 (all-ones bits), normal is finite at u1's extremes,
+  // integers stay in [low, high) up to the full int64 range.
+  CHECK(tc::uniform_float(0xffffffffu, 24) < 1.0f);
+  CHECK(tc::uniform_float(0xffffffffu, 11) == 2047.0f / 2048.0f);
+  CHECK(tc::uniform_double(0xffffffffu, 0xffffffffu) < 1.0);
+  for (int64_t i = 0; i < 1000; ++i) {
+    CHECK(std::isfinite(tc::random_normal_f32(key, i)));
+    int64_t value = tc::random_integer(key, i, -3, 7);
+    CHECK((value >= -3 && value < 7));
+    int64_t wide = tc::random_integer(key, i, INT64_MIN, INT64_MAX);
+    CHECK(wide < INT64_MAX);
+  }
+  CHECK(tc::random_element<tc::half>(tc::random_distribution::uniform, key, 5, 0, 0).bits ==
+        tc::cast<tc::half>(tc::random_uniform_f32(key, 5, 11)).bits);
 }

@@ -412,6 +412,12 @@ std::vector<Example> examples() {
   // Control flow: a cond's predicate reads a 0-d bool.
   list.push_back(
       {OpKind::CondPredicate, {"bool[]"}, attrs({{"predicate_id", intAttr(0)}}), {}, "bool[]"});
+  // Random numbers: the declared type, symbolic dims included.
+  list.push_back({OpKind::Random,
+                  {},
+                  attrs({{"distribution", std::string("normal")}, {"stream", intAttr(0)}}),
+                  {"bf16[?s0,3]"},
+                  "bf16[?s0,3]"});
   return list;
 }
 
@@ -984,6 +990,22 @@ TEST_CASE("tril, triu, full, arange and aten_call") {
   CHECK(infer(OpKind::Arange, {}, attrs({{"start", 0.0}, {"step", 0.0}}), {"f32[4]"}) ==
         "error: arange step must not be zero");
   CHECK(infer(OpKind::AtenCall, {}, attrs({{"target", std::string("aten.foo.default")}})) == "");
+  CHECK(infer(OpKind::Random, {},
+              attrs({{"distribution", std::string("uniform")}, {"stream", intAttr(0)}}),
+              {"i64[4]"}) == "error: random uniform needs a floating result, got i64[4]");
+  CHECK(infer(OpKind::Random, {},
+              attrs({{"distribution", std::string("integer")},
+                     {"high", intAttr(3)},
+                     {"low", intAttr(3)},
+                     {"stream", intAttr(0)}}),
+              {"i32[4]"}) == "error: random integer needs low < high, got [3, 3)");
+  CHECK(infer(OpKind::Random, {},
+              attrs({{"distribution", std::string("integer")}, {"stream", intAttr(1)}}),
+              {"i32[4]"}) == "error: random integer needs both low and high");
+  CHECK(infer(OpKind::Random, {},
+              attrs({{"distribution", std::string("poisson")}, {"stream", intAttr(1)}}),
+              {"f32[4]"}) == "error: random distribution must be \"uniform\", \"normal\" or "
+                             "\"integer\", got \"poisson\"");
   CHECK(infer(OpKind::CondPredicate, {"f32[]"}, attrs({{"predicate_id", intAttr(0)}})) ==
         "error: cond_predicate expects a 0-d bool operand, got f32[]");
 }
