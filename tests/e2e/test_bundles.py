@@ -36,7 +36,7 @@ def test_bundle_matches_eager(thunderc, tmp_path, model, level, opt):
     start = time.monotonic()
     compile_bundle(os.path.join(model_dir, info["levels"][level]["file"]), out, model,
                    golden=model_dir, extra=[opt])
-    build = build_bundle(out)
+    build = build_bundle(out, cpu_dispatch=True)
     print(f"{model} {level} {opt}: compile + build {time.monotonic() - start:.1f} s")
     # The bundle's own golden test (CTest) passes.
     run(["ctest", "--test-dir", build, "--output-on-failure"])
@@ -70,7 +70,7 @@ def test_optimized_matches_unoptimized(model):
 def test_runner_timing_interface(thunderc, tmp_path):
     model_dir = os.path.join(ZOO_DIR, "mlp")
     compile_bundle(os.path.join(model_dir, "core.pt2"), tmp_path / "out", "mlp")
-    build = build_bundle(tmp_path / "out")
+    build = build_bundle(tmp_path / "out", cpu_dispatch=True)
     result = run([os.path.join(build, "mlp_run"), "--inputs",
                   os.path.join(model_dir, "inputs", "input_0.npy"), "--warmup", "2", "--iters", "5"])
     lines = [line for line in result.stdout.splitlines() if line.startswith("median_us=")]
@@ -160,7 +160,7 @@ def test_out_of_range_token_names_the_index(thunderc, tmp_path):
         pytest.skip("zoo model gpt not exported")
     out = tmp_path / "b"
     compile_bundle(os.path.join(ZOO_DIR, "gpt", "train.pt2"), out, "gpt")
-    build = build_bundle(out)
+    build = build_bundle(out, cpu_dispatch=True)
     tokens = np.load(os.path.join(ZOO_DIR, "gpt", manifest("gpt")["cases"][0]["inputs"][0]))
     for position, value in [(3, 1 << 40), (0, -1)]:
         bad_tokens = tokens.copy()

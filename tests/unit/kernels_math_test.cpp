@@ -454,7 +454,7 @@ TEST_CASE("kernels: the host's float exp, tanh and erf are within a few ulps of 
   // Subnormal results round like the library's.
   for (float x : {-87.5f, -90.0f, -100.0f, -103.9f, -104.0f, -200.0f})
     CHECK(ulpDistance(tc::detail::exp_f32(x), std::exp(static_cast<double>(x))) <= 1.0);
-
+}
 
 // The generator behind the random op (tc_random.h): Random123's known-answer vectors for
 // philox4x32 10 (tests/kat_vectors of DEShawResearch/random123: counter, key, result), then
