@@ -40,8 +40,12 @@ inline float row_max_f32(const float *row, int64_t n) {
 inline float exp_sum_f32(const float *row, int64_t n, float shift, float *out) {
   constexpr int64_t kLanes = 16;
   float lanes[kLanes] = {};
+  // Whole blocks bounded by a precomputed end, then the tail: GCC's loop analysis proves the
+  // tail's trip count from this form (with `j + kLanes <= n` it warned about overflow when n
+  // is a constant after inlining).
+  const int64_t whole = n - n % kLanes;
   int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
+  for (; j < whole; j += kLanes)
     for (int64_t l = 0; l < kLanes; ++l) {
       const float e = exp(row[j + l] - shift);
       out[j + l] = e;
@@ -62,8 +66,12 @@ inline float exp_sum_f32(const float *row, int64_t n, float shift, float *out) {
 inline float exp_sum_only_f32(const float *row, int64_t n, float shift) {
   constexpr int64_t kLanes = 16;
   float lanes[kLanes] = {};
+  // Whole blocks bounded by a precomputed end, then the tail: GCC's loop analysis proves the
+  // tail's trip count from this form (with `j + kLanes <= n` it warned about overflow when n
+  // is a constant after inlining).
+  const int64_t whole = n - n % kLanes;
   int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
+  for (; j < whole; j += kLanes)
     for (int64_t l = 0; l < kLanes; ++l)
       lanes[l] += exp(row[j + l] - shift);
   float sum = 0.0f;
@@ -78,8 +86,12 @@ inline float exp_sum_only_f32(const float *row, int64_t n, float shift) {
 template <typename F> inline float lane_sum_f32(const float *row, int64_t n, const F &f) {
   constexpr int64_t kLanes = 16;
   float lanes[kLanes] = {};
+  // Whole blocks bounded by a precomputed end, then the tail: GCC's loop analysis proves the
+  // tail's trip count from this form (with `j + kLanes <= n` it warned about overflow when n
+  // is a constant after inlining).
+  const int64_t whole = n - n % kLanes;
   int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
+  for (; j < whole; j += kLanes)
     for (int64_t l = 0; l < kLanes; ++l)
       lanes[l] += f(row[j + l]);
   float sum = 0.0f;
