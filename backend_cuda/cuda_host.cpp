@@ -279,10 +279,14 @@ void emitCudaHostRuns(CodeWriter &code, const std::string &n, size_t numInputs,
   code.open("if (status != TC_OK)");
   code.line("return status;");
   code.close();
+  // Output staging is sized by output_shapes' shapes: a data-dependent dim at its upper
+  // bound, whatever an earlier run left in the caller's tensor.
+  code.line("tc_tensor bound[" + std::to_string(std::max<size_t>(numOutputs, 1)) + "] = {};");
+  code.line("fillOutputShapes(sym, bound);");
   code.line("size_t bytes = 0;");
   code.line("size_t offsets[" + std::to_string(numInputs + numOutputs + 1) + "] = {};");
   code.open("for (int i = 0; i < " + std::to_string(numInputs + numOutputs) + "; ++i)");
-  code.line("const tc_tensor &tensor = i < " + std::to_string(numInputs) + " ? inputs[i] : outputs[i - " +
+  code.line("const tc_tensor &tensor = i < " + std::to_string(numInputs) + " ? inputs[i] : bound[i - " +
             std::to_string(numInputs) + "];");
   code.line("offsets[i] = bytes;");
   code.line("bytes += alignUp(size_t(tc_tensor_byte_size(&tensor)));");
@@ -298,7 +302,7 @@ void emitCudaHostRuns(CodeWriter &code, const std::string &n, size_t numInputs,
             "\"cudaMemcpyAsync\"), \"input upload\");");
   code.close();
   code.open("for (int i = 0; i < " + std::to_string(numOutputs) + "; ++i)");
-  code.line("staged.outputs[i] = outputs[i];");
+  code.line("staged.outputs[i] = bound[i];");
   code.line("staged.outputs[i].data = context->staging.data + offsets[" +
             std::to_string(numInputs) + " + i];");
   code.close();
@@ -310,8 +314,10 @@ void emitCudaHostRuns(CodeWriter &code, const std::string &n, size_t numInputs,
             "tc_error *err)");
   code.line("const cudaStream_t stream = context->ex.stream;");
   code.open("for (int i = 0; i < " + std::to_string(numOutputs) + "; ++i)");
+  code.line("outputs[i].rank = staged.outputs[i].rank; // the run's sizes (data-dependent dims)");
+  code.line("for (int d = 0; d < TC_MAX_RANK; ++d) outputs[i].shape[d] = staged.outputs[i].shape[d];");
   code.line("TC_CUDA_TRY(tcg::check(cudaMemcpyAsync(outputs[i].data, staged.outputs[i].data, "
-            "size_t(tc_tensor_byte_size(&outputs[i])), cudaMemcpyDeviceToHost, stream), "
+            "size_t(tc_tensor_byte_size(&staged.outputs[i])), cudaMemcpyDeviceToHost, stream), "
             "\"cudaMemcpyAsync\"), \"output download\");");
   code.close();
   code.line("return " + n + "_synchronize(context, err);");

@@ -322,6 +322,67 @@ void emitRandom(const ir::Node &node, EmitState &state) {
                     ")");
 }
 
+// nonzero and item: the node's data-dependent symbol (a field of the run's `sym`, declared by
+// the model emitter at its upper bound) gets its value, later sizes read it. On CUDA the value
+// comes to the host (a copy and a stream synchronization, inside tcg::nonzero / tcg::item), so
+// a run with such a node cannot be captured in a CUDA graph.
+Status emitDataDependentSymbol(const ir::Node &node, EmitState &state) {
+  CodeWriter &code = state.code();
+  const ir::Value *x = node.operand(0);
+  std::string symbol = "sym." + ir::attr::symbol(node);
+  std::string label = state.currentNodeLabel();
+  if (node.op() == OpKind::Nonzero) {
+    if (x->type().rank() > 8)
+      return unsupported("nonzero of a tensor of more than 8 dims: " + x->type().str());
+    code.open("");
+    code.line("const int64_t shape[] = " +
+              braceList(x->type().rank() == 0 ? std::vector<std::string>{"int64_t(1)"}
+                                              : dimExprs(x->type())) +
+              ";");
+    std::string rank = std::to_string(x->type().rank());
+    if (!state.onDevice()) {
+      code.line(symbol + " = tc::nonzero<" + ctype(x) + ">(" + state.ptr(x) + ", " + rank +
+                ", shape, " + state.ptr(node.result()) + ");");
+    } else {
+      std::string workspace = state.workspace("int64_t", "tcg::kNonzeroWorkspace");
+      code.line("TC_CUDA_TRY((tcg::nonzero<" + ctype(x) + ">(ex, " + state.ptr(x) + ", " + rank +
+                ", shape, " + workspace + ", " + state.ptr(node.result()) + ", &" + symbol +
+                ")), \"" + label + "\");");
+    }
+    code.close();
+  } else if (!state.onDevice()) {
+    code.line(symbol + " = static_cast<int64_t>(" + state.ptr(x) + "[0]);");
+  } else {
+    code.line("TC_CUDA_TRY((tcg::item<" + ctype(x) + ">(ex, " + state.ptr(x) + ", &" + symbol +
+              ")), \"" + label + "\");");
+  }
+  // torch._check bounds the value (the exporter's range for the symbol).
+  const ir::Graph *graph = node.graph();
+  auto range = graph->symbols().find(ir::attr::symbol(node));
+  if (range != graph->symbols().end()) {
+    std::string condition = symbol + " < " + std::to_string(range->second.min);
+    if (range->second.max)
+      condition += " || " + symbol + " > " + std::to_string(*range->second.max);
+    code.open("if (" + condition + ")");
+    code.line("return tc_error_setf(err, TC_ERROR_OUT_OF_RANGE, \"" + label + ": " +
+              (node.op() == OpKind::Nonzero ? "the count of non-zero elements" : "the value") +
+              " %lld (symbol " + ir::attr::symbol(node) + ") is outside its range [" +
+              std::to_string(range->second.min) + ", " +
+              (range->second.max ? std::to_string(*range->second.max) : "inf") +
+              "] (a torch._check of the exported program)\", (long long)" + symbol + ");");
+    code.close();
+  }
+  if (node.op() == OpKind::Item) {
+    if (!state.onDevice())
+      code.line(state.ptr(node.result()) + "[0] = " + symbol + ";");
+    else
+      code.line("TC_CUDA_TRY(tcg::check(cudaMemcpyAsync(" + state.ptr(node.result()) + ", &" +
+                symbol + ", sizeof(int64_t), cudaMemcpyHostToDevice, ex.stream), "
+                "\"cudaMemcpyAsync\"), \"" + label + "\");");
+  }
+  return Status::success();
+}
+
 // Reductions run over the middle axis of [outer, extent, inner]. Reduced dims that are not
 // adjacent are first moved last by a strided copy into a workspace.
 void emitReduction(const ir::Node &node, EmitState &state) {
@@ -430,6 +491,9 @@ Status emitLibraryNode(const ir::Node &node, EmitState &state) {
   case OpKind::Random:
     emitRandom(node, state);
     return Status::success();
+  case OpKind::Nonzero:
+  case OpKind::Item:
+    return emitDataDependentSymbol(node, state);
   case OpKind::Sum:
   case OpKind::Mean:
   case OpKind::Amax:

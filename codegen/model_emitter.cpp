@@ -119,12 +119,46 @@ private:
         bindings_.emplace(shape[d].expr().symbolName(), std::make_pair(i, d));
       }
     }
+    // Data-dependent symbols are bound by the nonzero or item node that computes them; until
+    // then (the arena, output_shapes, the check of the caller's outputs) they stand at their
+    // upper bound, which every type using them needs.
+    std::set<std::string> used;
+    for (const auto &node : graph_.nodes())
+      for (int r = 0; r < node->numResults(); ++r)
+        for (const ir::Dim &dim : node->result(r)->type().shape)
+          if (!dim.isStatic())
+            dim.expr().collectSymbols(used);
+    for (const auto &node : graph_.nodes()) {
+      if (node->op() != ir::OpKind::Nonzero && node->op() != ir::OpKind::Item)
+        continue;
+      const std::string &symbol = ir::attr::symbol(*node);
+      auto range = graph_.symbols().find(symbol);
+      if (range == graph_.symbols().end())
+        return invalidInput("node '" + node->name() + "' binds undeclared symbol " + symbol);
+      if (used.count(symbol) && !range->second.max)
+        return unsupported(
+            "node '" + node->name() + "' (" + std::string(node->info().name) + ") computes symbol " +
+            symbol + " at run time and later sizes depend on it, but it has no upper bound to "
+            "plan memory for: bound it in the exported program (torch._check(value <= N))");
+      dataDependent_[symbol] = range->second;
+    }
     for (const auto &[symbol, range] : graph_.symbols())
-      if (!bindings_.count(symbol))
+      if (!bindings_.count(symbol) && !dataDependent_.count(symbol))
         return unsupported("symbol " + symbol +
                            " is not the size of any input dim, so it cannot be bound at run "
                            "time");
     return Status::success();
+  }
+
+  /// Whether a dim of an output depends on a data-dependent symbol (its size is known only
+  /// after the run; the caller's buffer holds the upper bound).
+  bool isDataDependent(const ir::Dim &dim) const {
+    if (dim.isStatic() || dataDependent_.empty())
+      return false;
+    std::set<std::string> symbols;
+    dim.expr().collectSymbols(symbols);
+    return std::any_of(symbols.begin(), symbols.end(),
+                       [&](const std::string &symbol) { return dataDependent_.count(symbol); });
   }
 
   // Checks of the caller's input tensors and binding of symbols; writes into `sym`.
@@ -172,6 +206,10 @@ private:
                 symbol + ");");
       code.close();
     }
+    for (const auto &[symbol, range] : dataDependent_)
+      if (range.max)
+        code.line("sym." + symbol + " = " + std::to_string(*range.max) +
+                  "; // data-dependent: its upper bound until the node binding it runs");
     for (size_t i = 0; i < inputs.size(); ++i) {
       const ir::TensorType &type = inputs[i]->type();
       std::string t = "inputs[" + std::to_string(i) + "]";
@@ -455,6 +493,15 @@ private:
     code.close();
     code.line("tc_tensor expected[" + std::to_string(std::max<size_t>(numOutputs, 1)) + "] = {};");
     code.line("fillOutputShapes(sym, expected);");
+    // A data-dependent dim is the run's to write: any value the caller left there goes (the
+    // buffer must hold the upper bound output_shapes reported).
+    for (size_t i = 0; i < numOutputs; ++i) {
+      const ir::Shape &shape = graph_.outputs()[i]->type().shape;
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (isDataDependent(shape[d]))
+          code.line("expected[" + std::to_string(i) + "].shape[" + std::to_string(d) +
+                    "] = outputs[" + std::to_string(i) + "].shape[" + std::to_string(d) + "];");
+    }
     code.open("for (int i = 0; i < " + std::to_string(numOutputs) + "; ++i)");
     code.open("if (outputs[i].dtype != expected[i].dtype)");
     code.line("return tc_error_setf(err, TC_ERROR_DTYPE_MISMATCH, \"output %d: dtype %s, expected %s\", i, tc_dtype_name(outputs[i].dtype), "
@@ -560,6 +607,10 @@ private:
     code.line();
     code.raw(body.str());
     code.line();
+    if (!dataDependent_.empty()) {
+      code.line("// Outputs with data-dependent dims: this run's sizes.");
+      code.line("fillOutputShapes(sym, outputs);");
+    }
     code.line("return TC_OK;");
     code.close();
   }
@@ -606,6 +657,8 @@ private:
   std::map<std::string, size_t> stateIndex_;          ///< state weight name -> k of "st<k>"
   std::string name_;
   std::map<std::string, std::pair<size_t, size_t>> bindings_; ///< symbol -> (input, dim)
+  /// Symbols bound by nonzero/item nodes at run time -> their ranges.
+  std::map<std::string, ir::SymbolRange> dataDependent_;
 };
 
 } // namespace

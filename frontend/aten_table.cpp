@@ -356,6 +356,25 @@ template <OpKind Op> Status importSoftmax(NodeImport &node) {
 
 // cumsum(self, dim, dtype?): `dtype` converts self before summing; without it bool and
 // integers accumulate in i64 (ir/ops.def's rule, PyTorch's promotion).
+// nonzero: the count is the data-dependent symbol of the output's first dim (the exporter's
+// unbacked u<N>, bounded by range_constraints; the input's element count bounds it otherwise).
+Status importNonzero(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  if (out.rank() != 2 || out.shape[0].isStatic() ||
+      out.shape[0].expr().kind() != ir::SymExpr::Kind::Symbol)
+    return node.unsupportedFeature("nonzero whose output size is not one data-dependent symbol (" +
+                                   out.str() + ")");
+  const std::string &symbol = out.shape[0].expr().symbolName();
+  ir::SymbolRange &range = node.state().graph->symbols()[symbol];
+  ir::Dim count = ir::numElements(self->type().shape);
+  if (count.isStatic() && (!range.max || *range.max > count.value()))
+    range.max = count.value();
+  AttrMap attrs;
+  attrs.set("symbol", symbol);
+  return emitOne(node, OpKind::Nonzero, {self}, std::move(attrs));
+}
+
 Status importCumsum(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
@@ -1645,6 +1664,7 @@ constexpr TableEntry kTable[] = {
     {"aten.resize_.default", importInplace<importResize>},
     {"aten.resize.default", importResize},
     // sorting, embedding bags, pairwise distances (frontend/aten_sort.cpp)
+    {"aten.nonzero.default", importNonzero},
     {"aten.sort.default", importSort},
     {"aten.sort.stable", importSort},
     {"aten.argsort.default", importArgsort},

@@ -20,6 +20,7 @@
 #include "frontend/json_util.h"
 #include "frontend/node_importer.h"
 #include "frontend/sympy_expr.h"
+#include "ir/op_attributes.h"
 
 namespace thunderc::frontend {
 namespace {
@@ -71,6 +72,9 @@ std::string shortTarget(const std::string &target) {
 // resolves a static answer into the nodes that read it (the query's output is then None) and
 // records a symbolic offset in sym_int_values; a SymBool no expression holds is refused.
 constexpr std::string_view kIsContiguous = "torch.ops.aten.sym_is_contiguous.default";
+// tensor.item(): handled by importItem (training IR and core ATen spell it differently).
+constexpr std::string_view kItem = "torch.ops.aten.item.default";
+constexpr std::string_view kLocalScalarDense = "torch.ops.aten._local_scalar_dense.default";
 constexpr std::string_view kSymIntAtenTargets[] = {
     "torch.ops.aten.sym_size.int", "torch.ops.aten.sym_numel.default",
     "torch.ops.aten.sym_stride.int", "torch.ops.aten.sym_storage_offset.default", kIsContiguous};
@@ -249,7 +253,9 @@ public:
     TC_ASSIGN_OR_RETURN(const Json *nodes, jsonArray(*graph, "nodes"));
     for (size_t i = 0; i < nodes->size(); ++i)
       TC_TRY(importNode((*nodes)[i], i));
-    return importOutputs(*signature);
+    TC_TRY(importOutputs(*signature));
+    dropUnusedSymbols();
+    return Status::success();
   }
 
 private:
@@ -264,6 +270,37 @@ private:
       return unsupported("export schema version " + std::to_string(major) +
                          " (thunderc reads schema 8, written by torch 2.9 to 2.14)");
     return Status::success();
+  }
+
+  // range_constraints also lists the exporter's unbacked symbols that no size uses (the
+  // SymFloat of a float item(), a count only compared in torch._check): symbols no type and
+  // no binding node mentions are dropped, so that none is left without a value at run time.
+  void dropUnusedSymbols() {
+    std::set<std::string> used;
+    auto collect = [&](const ir::TensorType &type) {
+      for (const ir::Dim &dim : type.shape)
+        if (!dim.isStatic())
+          dim.expr().collectSymbols(used);
+    };
+    for (const auto &input : model_.graph->inputs())
+      collect(input->type());
+    for (const auto &node : model_.graph->nodes()) {
+      for (int r = 0; r < node->numResults(); ++r)
+        collect(node->result(r)->type());
+      if (node->op() == ir::OpKind::Nonzero || node->op() == ir::OpKind::Item)
+        used.insert(ir::attr::symbol(*node));
+      for (const auto &[key, attr] : node->attrs().all()) {
+        if (const auto *one = std::get_if<ir::Dim>(&attr); one && !one->isStatic())
+          one->expr().collectSymbols(used);
+        if (const auto *dims = std::get_if<std::vector<ir::Dim>>(&attr))
+          for (const ir::Dim &dim : *dims)
+            if (!dim.isStatic())
+              dim.expr().collectSymbols(used);
+      }
+    }
+    std::map<std::string, ir::SymbolRange> &symbols = model_.graph->symbols();
+    for (auto it = symbols.begin(); it != symbols.end();)
+      it = used.count(it->first) ? std::next(it) : symbols.erase(it);
   }
 
   // Every tensor name that a node argument or a user output reads.
@@ -495,6 +532,86 @@ private:
     return Status::success();
   }
 
+  // tensor.item() (aten.item / aten._local_scalar_dense) of a one-element tensor. Its value is
+  // the tensor itself, as 0-d, for arithmetic that reads it (ImportState::symScalars). An
+  // integer value the exporter gave an unbacked symbol also becomes an `item` node binding
+  // that symbol at run time, so that sizes (a slice's end, a new tensor's length) can use it.
+  Status importItem(const Json &node, const std::string &name, const ir::SourceInfo &source) {
+    TC_ASSIGN_OR_RETURN(const Json *inputs, jsonArray(node, "inputs"));
+    TC_ASSIGN_OR_RETURN(const Json *outputs, jsonArray(node, "outputs"));
+    if (inputs->size() != 1 || outputs->size() != 1)
+      return invalidInput("expected one input and one output");
+    TC_ASSIGN_OR_RETURN(const Json *arg, jsonField((*inputs)[0], "arg"));
+    const Json *tensorArg = jsonFind(*arg, "as_tensor");
+    if (!tensorArg)
+      return invalidInput("input 'self' is not a tensor");
+    std::string tensorName = jsonStringOr(*tensorArg, "name");
+    auto found = state_.values.find(tensorName);
+    if (found == state_.values.end())
+      return invalidInput("unknown tensor '" + tensorName + "'");
+    ir::Value *x = found->second;
+    ir::Dim count = ir::numElements(x->type().shape);
+    if (!count.isStatic() || count.value() != 1)
+      return invalidInput("item() of a tensor with " + count.str() +
+                          " elements: it needs exactly one (" + x->type().str() + ")");
+    auto helper = [&](ir::OpKind op, std::vector<ir::Value *> operands, ir::TensorType type,
+                      ir::AttrMap attrs = {}) {
+      ir::Value *value = appendHelper(name, op, std::move(operands), std::move(type),
+                                      std::move(attrs));
+      value->producer()->source() = source;
+      return value;
+    };
+    ir::Value *scalar = x;
+    if (x->type().rank() != 0) {
+      ir::AttrMap attrs;
+      attrs.set("shape", std::vector<ir::Dim>{});
+      scalar = helper(ir::OpKind::Reshape, {x}, ir::TensorType{x->type().dtype, {}},
+                      std::move(attrs));
+    }
+    TC_ASSIGN_OR_RETURN(JsonUnion output, jsonUnion((*outputs)[0], "output"));
+    std::string symName = output.payload->is_object() ? jsonStringOr(*output.payload, "as_name")
+                                                      : "";
+    if (symName.empty())
+      return invalidInput("output is " + output.kind + ", expected a symbolic scalar");
+    if (output.kind == "as_sym_float") {
+      state_.symScalars[symName] = scalar;
+      return Status::success();
+    }
+    if (output.kind == "as_sym_bool") {
+      if (scalar->type().dtype != ir::DType::Bool) {
+        ir::AttrMap attrs;
+        attrs.set("dtype", ir::DType::Bool);
+        scalar = helper(ir::OpKind::Cast, {scalar}, ir::TensorType{ir::DType::Bool, {}},
+                        std::move(attrs));
+      }
+      state_.symScalars[symName] = scalar;
+      return Status::success();
+    }
+    if (output.kind != "as_sym_int")
+      return invalidInput("output is " + output.kind + ", expected a symbolic scalar");
+    if (ir::isFloatingPoint(x->type().dtype))
+      return unsupported("an integer item() of floating tensor " + x->type().str());
+    const Json *value =
+        state_.symIntValues ? jsonFind(*state_.symIntValues, symName.c_str()) : nullptr;
+    if (!value)
+      return unsupported("item() value '" + symName + "' has no expression in sym_int_values");
+    Expected<ir::TensorType> probe =
+        tensorTypeFromMeta(Json{{"dtype", 5}, {"sizes", Json::array({*value})}}, state_);
+    if (!probe.ok())
+      return std::move(probe).error().withContext("sym_int_values['" + symName + "']");
+    const ir::Dim &dim = probe->shape[0];
+    if (dim.isStatic() || dim.expr().kind() != ir::SymExpr::Kind::Symbol)
+      return unsupported("item() value '" + symName + "' is " + dim.str() +
+                         ", not a data-dependent symbol of its own");
+    ir::AttrMap attrs;
+    attrs.set("symbol", dim.expr().symbolName());
+    ir::Value *bound = helper(ir::OpKind::Item, {scalar}, ir::TensorType{ir::DType::I64, {}},
+                              std::move(attrs));
+    state_.symInts[symName] = dim.asExpr();
+    state_.symScalars[symName] = bound;
+    return Status::success();
+  }
+
   std::string nodeName(const Json &node, size_t index) {
     if (const Json *nameField = jsonFind(node, "name"); nameField && nameField->is_string())
       return nameField->get<std::string>();
@@ -563,6 +680,23 @@ private:
       record.status = "shape";
       model_.nodes.push_back(record);
       TC_TRY_CONTEXT(recordSymBool(node, *target), context);
+      return Status::success();
+    }
+    if (*target == kItem || *target == kLocalScalarDense) {
+      size_t nodesBefore = static_cast<size_t>(model_.graph->numNodes());
+      Status status = importItem(node, name, source);
+      if (!status.ok() && status.error().kind() != ErrorKind::Unsupported)
+        return std::move(status).error().withContext(context);
+      if (!status.ok()) {
+        eraseNodesAfter(nodesBefore);
+        record.status = "unsupported";
+        model_.unsupported.push_back({name, source.target, status.error().message(), source});
+        TC_TRY_CONTEXT(keepAsAtenCall(node, name, source), context);
+      }
+      auto it = std::next(model_.graph->nodes().begin(), static_cast<long>(nodesBefore));
+      for (; it != model_.graph->nodes().end(); ++it)
+        record.irOps.emplace_back(ir::opName((*it)->op()));
+      model_.nodes.push_back(record);
       return Status::success();
     }
     if (isSymIntTarget(*target)) {
@@ -1308,6 +1442,8 @@ std::vector<std::string> supportedTargets() {
     targets.insert(shortTarget(std::string(target)));
   for (std::string_view target : kInlinedHigherOrderTargets)
     targets.insert(shortTarget(std::string(target)));
+  targets.insert(shortTarget(std::string(kItem)));
+  targets.insert(shortTarget(std::string(kLocalScalarDense)));
   return {targets.begin(), targets.end()};
 }
 

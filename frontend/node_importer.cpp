@@ -368,6 +368,18 @@ Expected<ScalarOrTensor> NodeImport::scalarOrTensor(std::string_view arg) const 
     result.scalarIsBool = true;
     return result;
   }
+  if (value.kind == "as_sym_int" || value.kind == "as_sym_float" || value.kind == "as_sym_bool") {
+    // tensor.item(): the 0-d tensor it was read from.
+    const Json *nameField = value.payload->is_object() ? jsonFind(*value.payload, "as_name")
+                                                       : nullptr;
+    if (nameField && nameField->is_string()) {
+      auto found = state_.symScalars.find(nameField->get<std::string>());
+      if (found != state_.symScalars.end()) {
+        result.tensor = found->second;
+        return result;
+      }
+    }
+  }
   if (value.kind == "as_sym_int") { // a symbolic size (`x.add_(seq_len)`): a 0-d i64 tensor
     TC_ASSIGN_OR_RETURN(ir::Dim size, symIntToDim(*value.payload, state_));
     result.tensor = const_cast<NodeImport *>(this)->sizeTensor(size);

@@ -21,6 +21,9 @@ struct ImportState {
   ir::Graph *graph = nullptr;
   std::map<std::string, ir::Value *> values;       ///< exported tensor name -> value
   std::map<std::string, ir::SymExpr> symInts;      ///< exported SymInt name -> expression
+  /// tensor.item() results (SymInt, SymFloat or SymBool names) -> the value as a 0-d tensor,
+  /// which arithmetic with them reads.
+  std::map<std::string, ir::Value *> symScalars;
   std::map<std::string, std::string> symbolRenames; ///< "s77" -> "s0"
   const Json *tensorValues = nullptr;              ///< graph.tensor_values
   const Json *symIntValues = nullptr;              ///< graph.sym_int_values

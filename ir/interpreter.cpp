@@ -13,6 +13,7 @@
 //  4. Encode the graph outputs as contiguous HostTensors in their dtypes.
 #include "ir/interpreter.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ir/interpreter_internal.h"
@@ -173,6 +174,28 @@ Status runNode(interp::OpCall &call) {
       call.result().data[0] = call.operand(0).data.at(0) != 0 ? 1 : 0;
       return Status::success();
     }
+    if (call.node.op() == OpKind::Item) {
+      call.result().data[0] = call.operand(0).data.at(0);
+      return Status::success();
+    }
+    if (call.node.op() == OpKind::Nonzero) {
+      // Row-major order: each non-zero element's multi-index, one row per element.
+      const interp::Tensor &x = call.operand(0);
+      std::vector<double> &out = call.result().data;
+      size_t row = 0;
+      const size_t rank = x.shape.size();
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        if (x.data[static_cast<size_t>(i)] == 0.0)
+          continue;
+        int64_t rest = i;
+        for (size_t d = rank; d-- > 0;) {
+          out[row * rank + d] = static_cast<double>(rest % x.shape[d]);
+          rest /= x.shape[d];
+        }
+        ++row;
+      }
+      return Status::success();
+    }
     break; // fusion and aten_call: handled by executeNode before its results are allocated
   }
   TC_CHECK(false, "op kind without an interpreter family");
@@ -184,8 +207,9 @@ struct Values {
   std::unordered_map<const Value *, int> lastUse; ///< absent: never used by a node
   std::unordered_map<int64_t, bool> predicates;   ///< cond_predicate id -> its value this run
   RandomState random;                             ///< what random ops draw from this run
+  const std::map<std::string, SymbolRange> &symbols; ///< ranges, for data-dependent symbols
 
-  explicit Values(const Graph &graph) {
+  explicit Values(const Graph &graph) : symbols(graph.symbols()) {
     int position = 0;
     for (const auto &node : graph.nodes()) {
       for (Value *operand : node->operands())
@@ -225,10 +249,10 @@ Status loadWeights(const Graph &graph, const WeightProvider &weights, const Bind
   return Status::success();
 }
 
-Status executeNode(const Node &node, const Bindings &bindings, Values &values);
+Status executeNode(const Node &node, Bindings &bindings, Values &values);
 
 /// A fusion: its body runs on copies of the operands, as a graph of its own.
-Status executeFusion(const Node &node, const Bindings &bindings, Values &values) {
+Status executeFusion(const Node &node, Bindings &bindings, Values &values) {
   const Graph &body = *node.body();
   Values inner(body);
   inner.predicates = values.predicates;
@@ -269,11 +293,37 @@ bool guardHolds(const Node &node, const Values &values) {
   return true;
 }
 
+/// nonzero and item bind their data-dependent symbol from the operand before their results
+/// (whose shapes may use it) are allocated; the value must lie in the symbol's range.
+Status bindDataDependentSymbol(const Node &node, const interp::Tensor &x, Bindings &bindings,
+                               const Values &values) {
+  const std::string &symbol = attr::symbol(node);
+  int64_t value = 0;
+  if (node.op() == OpKind::Nonzero)
+    value = std::count_if(x.data.begin(), x.data.end(), [](double v) { return v != 0.0; });
+  else
+    value = static_cast<int64_t>(x.data.at(0));
+  auto range = values.symbols.find(symbol);
+  if (range != values.symbols.end() &&
+      (value < range->second.min || (range->second.max && value > *range->second.max)))
+    return invalidInput(std::string(node.op() == OpKind::Nonzero ? "the count of non-zero "
+                                                                   "elements"
+                                                                 : "the value") +
+                        " " + std::to_string(value) + " (symbol " + symbol +
+                        ") is outside its range [" + std::to_string(range->second.min) + ", " +
+                        (range->second.max ? std::to_string(*range->second.max) : "inf") +
+                        "] (a torch._check of the exported program)");
+  bindings[symbol] = value;
+  return Status::success();
+}
+
 /// Step 3 of interpret() for one node: allocate its results, run its op family, round and
 /// store the results. A node of the branch a cond does not take only gets zero results (the
 /// cond's where() does not select them).
-Status executeNode(const Node &node, const Bindings &bindings, Values &values) {
+Status executeNode(const Node &node, Bindings &bindings, Values &values) {
   if (!guardHolds(node, values)) {
+    if (node.op() == OpKind::Nonzero || node.op() == OpKind::Item)
+      bindings[attr::symbol(node)] = 0;
     for (int r = 0; r < node.numResults(); ++r) {
       const TensorType &type = node.result(r)->type();
       TC_ASSIGN_OR_RETURN(std::vector<int64_t> shape, evaluateShape(type.shape, bindings));
@@ -298,6 +348,8 @@ Status executeNode(const Node &node, const Bindings &bindings, Values &values) {
     TC_CHECK(it != values.live.end(), "operand used before its definition or after its free");
     call.operands.push_back(&it->second);
   }
+  if (node.op() == OpKind::Nonzero || node.op() == OpKind::Item)
+    TC_TRY(bindDataDependentSymbol(node, call.operand(0), bindings, values));
   for (int r = 0; r < node.numResults(); ++r) {
     const TensorType &type = node.result(r)->type();
     TC_ASSIGN_OR_RETURN(std::vector<int64_t> shape, evaluateShape(type.shape, bindings));

@@ -350,7 +350,7 @@ Expected<TypeList> single(Expected<TensorType> type) {
 }
 
 // Elementwise unary and binary ops are inferred by family; every other op has a case below.
-static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 57,
+static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 59,
               "ir/ops.def changed: give the new op a case in inferByOp");
 
 // Unary and binary ops by family, the others with one case per op of ir/ops.def. The operand
@@ -463,6 +463,23 @@ Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap 
   case OpKind::Fusion:
     // The result types are the body's output types; the verifier checks the body.
     return declared;
+  case OpKind::Nonzero:
+    if (attr::symbol(attrs).empty())
+      return invalidInput("nonzero needs a symbol name for its count");
+    return TypeList{TensorType{DType::I64,
+                               {Dim(SymExpr::symbol(attr::symbol(attrs))),
+                                Dim(static_cast<int64_t>(x.rank()))}}};
+  case OpKind::Item: {
+    if (attr::symbol(attrs).empty())
+      return invalidInput("item needs a symbol name for its value");
+    Dim count = numElements(x.shape);
+    if (!count.isStatic() || count.value() != 1)
+      return invalidInput("item expects a one-element operand, got " + x.str());
+    if (isFloatingPoint(x.dtype))
+      return invalidInput("item binds an integer symbol: expects an integer or bool operand, "
+                          "got " + x.str());
+    return TypeList{TensorType{DType::I64, {}}};
+  }
   case OpKind::CondPredicate:
     if (x.rank() != 0 || x.dtype != DType::Bool)
       return invalidInput("cond_predicate expects a 0-d bool operand, got " + x.str());

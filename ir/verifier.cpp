@@ -334,6 +334,41 @@ Status verifyAttributes(const Graph &graph, const Node &node, int index) {
 
 // ---- phase 3: types ----
 
+// A data-dependent symbol (bound by a nonzero or item node when it runs) is used only after
+// that node: in result types and Dim attributes of later nodes (the node's own result may use
+// it). The inputs' symbols are bound before any node runs. Each node binds a symbol no input
+// and no other node binds.
+Status verifySymbolBinding(const Graph &graph) {
+  std::set<std::string> bound, dataDependent;
+  for (const auto &node : graph.nodes())
+    if (node->op() == OpKind::Nonzero || node->op() == OpKind::Item)
+      dataDependent.insert(attr::symbol(*node));
+  for (const auto &input : graph.inputs())
+    for (const Dim &dim : input->type().shape)
+      if (!dim.isStatic())
+        dim.expr().collectSymbols(bound);
+  int index = 0;
+  for (const auto &node : graph.nodes()) {
+    if (node->op() == OpKind::Nonzero || node->op() == OpKind::Item) {
+      const std::string &symbol = attr::symbol(*node);
+      if (!bound.insert(symbol).second)
+        return nodeError(*node, index, "symbol '" + symbol +
+                                           "' is already bound by an input dim or an earlier node");
+    }
+    std::set<std::string> used;
+    for (int r = 0; r < node->numResults(); ++r)
+      for (const Dim &dim : node->result(r)->type().shape)
+        if (!dim.isStatic())
+          dim.expr().collectSymbols(used);
+    for (const std::string &symbol : used)
+      if (dataDependent.count(symbol) && !bound.count(symbol))
+        return nodeError(*node, index,
+                         "uses symbol '" + symbol + "' before the node that binds it");
+    ++index;
+  }
+  return Status::success();
+}
+
 Status verifySymbolRanges(const Graph &graph) {
   for (const auto &[name, range] : graph.symbols()) {
     bool empty = range.max.has_value() && *range.max < range.min;
@@ -428,6 +463,7 @@ Status verifyGraph(const Graph &graph) {
   }
   TC_TRY(verifySymbolRanges(graph));
   TC_TRY(verifyInputTypes(graph));
+  TC_TRY(verifySymbolBinding(graph));
   index = 0;
   for (const auto &node : graph.nodes())
     TC_TRY(verifyResultTypes(graph, *node, index++));

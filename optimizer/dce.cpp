@@ -1,6 +1,7 @@
 // Dead code elimination. Algorithm:
 //   1. Walk the nodes in reverse topological order.
-//   2. A node is dead when none of its results has a use or is a graph output; erase it.
+//   2. A node is dead when none of its results has a use or is a graph output (and it binds
+//      no data-dependent symbol); erase it.
 //      Its operands lose a use, and since their producers come earlier in the walk, a whole
 //      dead chain dies in this single walk.
 //   3. Report a change iff at least one node was erased.
@@ -12,6 +13,10 @@ namespace thunderc::opt {
 namespace {
 
 bool isDead(const ir::Graph &graph, const ir::Node &node) {
+  // nonzero and item bind a data-dependent symbol that later types may use without using
+  // their results.
+  if (node.op() == ir::OpKind::Nonzero || node.op() == ir::OpKind::Item)
+    return false;
   for (int i = 0; i < node.numResults(); ++i) {
     const ir::Value *result = node.result(i);
     if (result->hasUses() || graph.isOutput(result))

@@ -1,5 +1,5 @@
 // CPU kernels for data movement: strided gather/scatter copies (every view op, broadcast and
-// concat), tril/triu, full, arange, random_fill, embedding, index_select, gather, pad and
+// concat), tril/triu, full, arange, random_fill, nonzero, embedding, index_select, gather, pad and
 // scatter. Buffers are contiguous row-major unless strides are given; strides and offsets count
 // elements.
 #pragma once
@@ -155,6 +155,32 @@ void random_fill(T *y, int64_t count, random_distribution distribution, random_k
                  int64_t low, int64_t high) {
   for (int64_t i = 0; i < count; ++i)
     y[i] = random_element<T>(distribution, key, i, low, high);
+}
+
+/// torch.nonzero: the multi-index of every non-zero element of x (contiguous, `rank` dims of
+/// `shape`; NaN counts as non-zero) in row-major order, `rank` int64 per element, into y (room
+/// for numel(x) rows); returns how many there are. At most kNonzeroMaxRank dims (the code
+/// generator checks).
+constexpr int kNonzeroMaxRank = 8;
+template <typename T> int64_t nonzero(const T *x, int rank, const int64_t *shape, int64_t *y) {
+  int64_t count = 1;
+  for (int d = 0; d < rank; ++d)
+    count *= shape[d];
+  int64_t index[kNonzeroMaxRank] = {};
+  int64_t rows = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (cast<bool>(x[i])) {
+      for (int d = 0; d < rank; ++d)
+        y[rows * rank + d] = index[d];
+      ++rows;
+    }
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return rows;
 }
 
 namespace detail {

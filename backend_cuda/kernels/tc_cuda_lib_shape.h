@@ -428,6 +428,155 @@ result random_fill(const exec &ex, T *y, int64_t count, tc::random_distribution 
   return detail::launched();
 }
 
+namespace detail {
+
+/// tcg::nonzero's grid: kNonzeroBlocks blocks of kThreads threads, thread t of block b owning
+/// the t-th of kThreads contiguous pieces of block b's contiguous chunk of x, so that counting
+/// per thread, then per block, gives each non-zero element its row-major rank.
+constexpr int kNonzeroBlocks = 256;
+
+/// x's shape, passed to the write kernel by value.
+struct nonzero_shape {
+  int64_t v[kMaxRank];
+};
+
+__device__ inline void nonzero_piece(int64_t count, int64_t *first,
+                                                          int64_t *last) {
+  const int64_t chunk = (count + kNonzeroBlocks - 1) / kNonzeroBlocks;
+  const int64_t piece = (chunk + kThreads - 1) / kThreads;
+  const int64_t begin = static_cast<int64_t>(blockIdx.x) * chunk + threadIdx.x * piece;
+  const int64_t chunk_end = static_cast<int64_t>(blockIdx.x + 1) * chunk;
+  *first = begin < count ? begin : count;
+  const int64_t end = begin + piece < chunk_end ? begin + piece : chunk_end;
+  *last = end < count ? end : count;
+  if (*last < *first)
+    *last = *first;
+}
+
+/// Pass 1: block b's count of non-zero elements into counts[b].
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    nonzero_count_kernel(const T *__restrict__ x, int64_t count, int64_t *__restrict__ counts) {
+  __shared__ int64_t partial[kThreads];
+  int64_t first, last;
+  nonzero_piece(count, &first, &last);
+  int64_t mine = 0;
+  for (int64_t i = first; i < last; ++i)
+    mine += tc::cast<bool>(x[i]) ? 1 : 0;
+  partial[threadIdx.x] = mine;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int64_t total = 0;
+    for (int t = 0; t < kThreads; ++t)
+      total += partial[t];
+    counts[blockIdx.x] = total;
+  }
+}
+
+/// Pass 2 (one thread): counts[b] becomes block b's first row, counts[kNonzeroBlocks] the total.
+/// (A template, like every kernel of these headers, so that it has one definition per program.)
+template <typename T> __global__ void nonzero_scan_kernel(int64_t *counts) {
+  int64_t running = 0;
+  for (int b = 0; b < kNonzeroBlocks; ++b) {
+    const int64_t block = counts[b];
+    counts[b] = running;
+    running += block;
+  }
+  counts[kNonzeroBlocks] = running;
+}
+
+/// Pass 3: each thread writes the multi-indices of its piece's non-zero elements from its
+/// row on (the block's first row plus the counts of the block's earlier threads).
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    nonzero_write_kernel(const T *__restrict__ x, int64_t count, int rank, nonzero_shape shape,
+                         const int64_t *__restrict__ offsets, int64_t *__restrict__ y) {
+  __shared__ int64_t partial[kThreads];
+  int64_t first, last;
+  nonzero_piece(count, &first, &last);
+  int64_t mine = 0;
+  for (int64_t i = first; i < last; ++i)
+    mine += tc::cast<bool>(x[i]) ? 1 : 0;
+  partial[threadIdx.x] = mine;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int64_t running = offsets[blockIdx.x];
+    for (int t = 0; t < kThreads; ++t) {
+      const int64_t own = partial[t];
+      partial[t] = running;
+      running += own;
+    }
+  }
+  __syncthreads();
+  int64_t row = partial[threadIdx.x];
+  for (int64_t i = first; i < last; ++i) {
+    if (!tc::cast<bool>(x[i]))
+      continue;
+    int64_t rest = i;
+    for (int d = rank - 1; d >= 0; --d) {
+      y[row * rank + d] = rest % shape.v[d];
+      rest /= shape.v[d];
+    }
+    ++row;
+  }
+}
+
+} // namespace detail
+
+/// Elements of int64_t tcg::nonzero needs as workspace.
+constexpr int64_t kNonzeroWorkspace = detail::kNonzeroBlocks + 1;
+
+/// tc::nonzero: the row-major multi-indices of x's non-zero elements into y (room for numel
+/// rows), their count into *count_host. Three launches (count per block, scan, write in
+/// order), then the count is copied to the host and the stream waited for: later launches'
+/// sizes depend on it. At most kMaxRank dims.
+template <typename T>
+result nonzero(const exec &ex, const T *x, int rank, const int64_t *shape, int64_t *workspace,
+               int64_t *y, int64_t *count_host) {
+  if (rank > detail::kMaxRank)
+    return detail::unsupported("tcg::nonzero", "more than 8 dims");
+  detail::nonzero_shape dims{};
+  int64_t count = 1;
+  for (int d = 0; d < rank; ++d) {
+    dims.v[d] = shape[d];
+    count *= shape[d];
+  }
+  TC_LAUNCH(detail::kNonzeroBlocks, detail::kThreads, 0, ex.stream,
+            detail::nonzero_count_kernel<T>)(x, count, workspace);
+  result launched = detail::launched();
+  if (!launched.ok())
+    return launched;
+  TC_LAUNCH(1, 1, 0, ex.stream, detail::nonzero_scan_kernel<T>)(workspace);
+  launched = detail::launched();
+  if (!launched.ok())
+    return launched;
+  TC_LAUNCH(detail::kNonzeroBlocks, detail::kThreads, 0, ex.stream,
+            detail::nonzero_write_kernel<T>)(x, count, rank, dims, workspace, y);
+  launched = detail::launched();
+  if (!launched.ok())
+    return launched;
+  result copied = check(cudaMemcpyAsync(count_host, workspace + detail::kNonzeroBlocks,
+                                        sizeof(int64_t), cudaMemcpyDeviceToHost, ex.stream),
+                        "cudaMemcpyAsync");
+  if (!copied.ok())
+    return copied;
+  return check(cudaStreamSynchronize(ex.stream), "cudaStreamSynchronize");
+}
+
+/// tc::item's device half: x[0] (an integer or bool) into *value_host, then the stream waited
+/// for.
+template <typename T> result item(const exec &ex, const T *x, int64_t *value_host) {
+  T element{};
+  result copied = check(cudaMemcpyAsync(&element, x, sizeof(T), cudaMemcpyDeviceToHost, ex.stream),
+                        "cudaMemcpyAsync");
+  if (!copied.ok())
+    return copied;
+  result waited = check(cudaStreamSynchronize(ex.stream), "cudaStreamSynchronize");
+  if (waited.ok())
+    *value_host = static_cast<int64_t>(element);
+  return waited;
+}
+
 /// tc::embedding: y[i, :] = weight[indices[i], :] for weight [V, D]. An index outside [0, V)
 /// makes its row zeros and is recorded in *ex.error (when not null); the host checks the record
 /// after synchronizing (the CPU version refuses before writing anything).

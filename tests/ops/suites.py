@@ -8,7 +8,7 @@ exported once per IR level, interpreted once, and compiled into ONE bundle per l
 Suites: elementwise, reductions, shape, nn, conv_norm, resample, resample_indexed, scatter, roll,
 rnn, batch_stats,
 control_flow, autocast,
-sort_bag, spatial3d
+sort_bag, spatial3d, data_dependent
 (see SUITES at the bottom).
 
 Export layout (`export_suite`), like models/export_zoo.py:
@@ -1699,6 +1699,57 @@ CONTROL_FLOW_CASES: list[tuple[str, CaseFn]] = [
     ("scan_ys", lambda m, t: _scan_case(m, t, 1)),
 ]
 
+# --------------------------------------------------------------------------------------------
+# data_dependent: nonzero (an output size known only at run time) and tensor.item() (a value
+# read from a tensor, as a number and as a size)
+# --------------------------------------------------------------------------------------------
+
+
+def _data_dependent_inputs(g):
+    xi = _randint(g, -2, 3, 3, 4)
+    nanx = _randn(g, 2, 6)
+    nanx[0, 1] = nanx[1, 4] = float("nan")
+    nanx[1, 0] = 0.0
+    return {
+        "x": _randn(g, 4, 5),
+        "mask": _randbool(g, 2, 3, 4),
+        "xi": xi,
+        "v": _randn(g, 9),
+        "nanx": nanx,
+        "h": _randn(g, 3, 3).half(),
+        "s": torch.tensor(2.5),
+        "n": torch.tensor(3),
+        "n1": torch.tensor([5], dtype=torch.int32),
+        # many blocks' worth of elements for the CUDA library's three-pass nonzero
+        "big": _randn(g, 300, 70),
+    }
+
+
+def _sized(value, high):
+    """A size read from a tensor, bounded for the exporter (torch._check)."""
+    torch._check(value >= 0)
+    torch._check(value <= high)
+    return value
+
+
+DATA_DEPENDENT_CASES: list[tuple[str, CaseFn]] = [
+    ("nonzero_2d", lambda m, t: torch.nonzero(t.x > 0.3)),
+    ("nonzero_bool_3d", lambda m, t: torch.nonzero(t.mask)),
+    ("nonzero_int", lambda m, t: torch.nonzero(t.xi)),
+    ("nonzero_1d", lambda m, t: torch.nonzero(t.v < 0)),
+    ("nonzero_nan_counts", lambda m, t: torch.nonzero(t.nanx)),
+    ("nonzero_half", lambda m, t: torch.nonzero(t.h > 0)),
+    ("nonzero_none", lambda m, t: torch.nonzero(t.x > 100.0)),
+    ("nonzero_large", lambda m, t: torch.nonzero(t.big > 0.5)),
+    ("nonzero_all", lambda m, t: torch.nonzero(t.x < 100.0)),
+    ("nonzero_downstream", lambda m, t: (torch.nonzero(t.x > 0).float() * 2 + 1).sum(0)),
+    ("nonzero_count", lambda m, t: torch.nonzero(t.x > 0).float().sum(1) * 0.5),
+    ("item_float_scale", lambda m, t: t.x * t.s.item() + t.x.amax().item()),
+    ("item_int_scale", lambda m, t: t.x * t.n.item()),
+    ("item_slice", lambda m, t: t.x[: _sized(t.n.item(), 4)] * 2),
+    ("item_arange", lambda m, t: torch.arange(_sized(t.n1.item(), 8)).float() * 0.5),
+]
+
 # A suite of its own: torch.export's autocast pass fails on a graph that also holds a cond.
 AUTOCAST_CASES: list[tuple[str, CaseFn]] = [
     ("autocast_matmul", _autocast_matmul),
@@ -1723,6 +1774,7 @@ SUITES: dict[str, Suite] = {
         Suite("autocast", _control_flow_inputs, AUTOCAST_CASES),
         Suite("sort_bag", _sort_bag_inputs, SORT_BAG_CASES, _sort_bag_submodules),
         Suite("spatial3d", _spatial3d_inputs, SPATIAL3D_CASES, _spatial3d_submodules),
+        Suite("data_dependent", _data_dependent_inputs, DATA_DEPENDENT_CASES),
     ]
 }
 

@@ -42,9 +42,6 @@ EXCLUDED = {
 
 NOT_YET = {
     # Core ops not compiled yet, each with what it needs.
-    "aten._local_scalar_dense.default": "tensor.item(): a data-dependent scalar (an unbacked "
-                                        "SymInt) the IR has no value for",
-    "aten.nonzero.default": "data-dependent output shape",
     "aten._fft_r2c.default": "FFT",
     "aten._fft_c2r.default": "FFT (complex input)",
 }

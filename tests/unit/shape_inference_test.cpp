@@ -412,6 +412,11 @@ std::vector<Example> examples() {
   // Control flow: a cond's predicate reads a 0-d bool.
   list.push_back(
       {OpKind::CondPredicate, {"bool[]"}, attrs({{"predicate_id", intAttr(0)}}), {}, "bool[]"});
+  // Data-dependent sizes: nonzero's rows are its symbol, item's result a 0-d i64.
+  list.push_back({OpKind::Nonzero, {"bool[2,?s0,4]"}, attrs({{"symbol", std::string("s1")}}), {},
+                  "i64[?s1,3]"});
+  list.push_back({OpKind::Item, {"i32[1,1]"}, attrs({{"symbol", std::string("s2")}}), {},
+                  "i64[]"});
   // Random numbers: the declared type, symbolic dims included.
   list.push_back({OpKind::Random,
                   {},
@@ -999,6 +1004,10 @@ TEST_CASE("tril, triu, full, arange and aten_call") {
                      {"low", intAttr(3)},
                      {"stream", intAttr(0)}}),
               {"i32[4]"}) == "error: random integer needs low < high, got [3, 3)");
+  CHECK(infer(OpKind::Item, {"i64[2]"}, attrs({{"symbol", std::string("s1")}})) ==
+        "error: item expects a one-element operand, got i64[2]");
+  CHECK(infer(OpKind::Item, {"f32[]"}, attrs({{"symbol", std::string("s1")}})) ==
+        "error: item binds an integer symbol: expects an integer or bool operand, got f32[]");
   CHECK(infer(OpKind::Random, {},
               attrs({{"distribution", std::string("integer")}, {"stream", intAttr(1)}}),
               {"i32[4]"}) == "error: random integer needs both low and high");
