@@ -960,11 +960,111 @@ Value *sizeTensor(NodeImport &node, const ir::Dim &size) { return node.sizeTenso
 //      of range in its own dim makes L = -1, which index_select refuses at run time (so an
 //      out-of-range index is an error as in PyTorch, never a read of a neighbouring row);
 //   3. index_select of the flattened indexed dims with L, reshaped to the result.
-// Bool/byte mask indices (a data-dependent result size) are unsupported.
+// A bool/byte mask index over dims [d, d + r) is, as in PyTorch, the r integer index tensors
+// nonzero(mask) gives (a data-dependent count: the output's symbol at dim d); one mask, with
+// no integer index beside it.
+Status indexTensor(NodeImport &node, Value *self, std::vector<Value *> indices,
+                   const ir::TensorType &out);
+
+/// indices with its one mask (at position `at`) replaced by the columns of nonzero(mask).
+Expected<std::vector<Value *>> expandMaskIndex(NodeImport &node, Value *self,
+                                               std::vector<Value *> indices, size_t at,
+                                               const ir::TensorType &out) {
+  Value *mask = indices[at];
+  const ir::Shape &maskShape = mask->type().shape;
+  const ir::Shape &shape = self->type().shape;
+  size_t rank = maskShape.size();
+  if (rank == 0 || at + rank > shape.size() ||
+      !std::equal(maskShape.begin(), maskShape.end(),
+                  shape.begin() + static_cast<std::ptrdiff_t>(at)))
+    return invalidInput("node '" + node.name() + "': mask " + mask->type().str() +
+                        " at index " + std::to_string(at) + " does not match the dims of " +
+                        self->type().str());
+  if (out.shape.size() <= at || out.shape[at].isStatic() ||
+      out.shape[at].expr().kind() != ir::SymExpr::Kind::Symbol)
+    return node.unsupportedFeature("boolean mask indexing whose result size is not one "
+                                   "data-dependent symbol (" + out.str() + ")");
+  const ir::Dim &count = out.shape[at];
+  ir::SymbolRange &range = node.state().graph->symbols()[count.expr().symbolName()];
+  ir::Dim elements = ir::numElements(maskShape);
+  if (elements.isStatic() && (!range.max || *range.max > elements.value()))
+    range.max = elements.value();
+  AttrMap attrs;
+  attrs.set("symbol", count.expr().symbolName());
+  Value *positions = node.emitTemp(OpKind::Nonzero, {node.castTo(mask, DType::Bool)},
+                                   ir::TensorType{DType::I64, {count, ir::Dim(int64_t(rank))}},
+                                   std::move(attrs));
+  std::vector<Value *> expanded(indices.begin(), indices.begin() + static_cast<std::ptrdiff_t>(at));
+  for (size_t j = 0; j < rank; ++j) {
+    AttrMap column;
+    column.set("dim", int64_t{1});
+    column.set("index", static_cast<int64_t>(j));
+    expanded.push_back(node.emitTemp(OpKind::Select, {positions},
+                                     ir::TensorType{DType::I64, {count}}, std::move(column)));
+  }
+  expanded.insert(expanded.end(), indices.begin() + static_cast<std::ptrdiff_t>(at) + 1,
+                  indices.end());
+  return expanded;
+}
+
 Status importIndexTensor(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(std::vector<Value *> indices, node.optionalTensorList("indices"));
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  std::vector<size_t> masks;
+  bool integers = false;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (indices[d] == nullptr)
+      continue;
+    DType dtype = indices[d]->type().dtype;
+    if (dtype == DType::Bool || dtype == DType::U8)
+      masks.push_back(d);
+    else
+      integers = true;
+  }
+  if (masks.size() > 1 || (!masks.empty() && integers))
+    return node.unsupportedFeature("boolean mask indexing beside other mask or integer indices");
+  if (!masks.empty()) {
+    TC_ASSIGN_OR_RETURN(indices, expandMaskIndex(node, self, std::move(indices), masks[0], out));
+  }
+  return indexTensor(node, self, std::move(indices), out);
+}
+
+// masked_select(self, mask): both broadcast to one shape, then self[mask] over every dim.
+Status importMaskedSelect(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(Value * mask, node.tensor("mask"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  TC_ASSIGN_OR_RETURN(ir::Shape shape, ir::broadcastShapes(self->type().shape, mask->type().shape));
+  if (shape.empty())
+    shape.push_back(ir::Dim(1));
+  auto widen = [&](Value *value) {
+    if (value->type().shape == shape)
+      return value;
+    Value *source = value;
+    if (value->type().rank() < static_cast<int64_t>(shape.size())) {
+      ir::Shape padded(shape.size() - value->type().shape.size(), ir::Dim(1));
+      padded.insert(padded.end(), value->type().shape.begin(), value->type().shape.end());
+      AttrMap attrs;
+      attrs.set("shape", ir::makeDimsAttr(padded));
+      source = node.emitTemp(OpKind::Reshape, {value},
+                             ir::TensorType{value->type().dtype, padded}, std::move(attrs));
+    }
+    if (source->type().shape == shape)
+      return source;
+    AttrMap attrs;
+    attrs.set("shape", ir::makeDimsAttr(shape));
+    return node.emitTemp(OpKind::Expand, {source}, ir::TensorType{value->type().dtype, shape},
+                         std::move(attrs));
+  };
+  Value *x = widen(self);
+  TC_ASSIGN_OR_RETURN(std::vector<Value *> indices,
+                      expandMaskIndex(node, x, {widen(mask)}, 0, out));
+  return indexTensor(node, x, std::move(indices), out);
+}
+
+Status indexTensor(NodeImport &node, Value *self, std::vector<Value *> indices,
+                   const ir::TensorType &out) {
   int64_t rank = self->type().rank();
   if (static_cast<int64_t>(indices.size()) > rank)
     return invalidInput("node '" + node.name() + "' indexes " + std::to_string(indices.size()) +
@@ -975,10 +1075,7 @@ Status importIndexTensor(NodeImport &node) {
     if (indices[d] == nullptr)
       continue;
     DType dtype = indices[d]->type().dtype;
-    if (dtype == DType::Bool || dtype == DType::U8)
-      return node.unsupportedFeature("boolean mask indexing (the result size depends on the "
-                                     "data)");
-    if (!ir::isIntegral(dtype))
+    if (!ir::isIntegral(dtype) || dtype == DType::Bool)
       return invalidInput("node '" + node.name() + "': index " + std::to_string(d) + " is " +
                           indices[d]->type().str() + ", expected an integer tensor");
     indexed.push_back(static_cast<int64_t>(d));
@@ -1573,6 +1670,7 @@ constexpr TableEntry kTable[] = {
     {"aten.gather.default", importGather},
     // advanced indexing
     {"aten.index.Tensor", importIndexTensor},
+    {"aten.masked_select.default", importMaskedSelect},
     {"aten._unsafe_index.Tensor", importIndexTensor},
     // more core ATen elementwise ops, copies and constants
     {"aten.bitwise_and.Scalar", importBitwise<OpKind::LogicalAnd, OpKind::BitwiseAnd>},

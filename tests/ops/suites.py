@@ -1722,6 +1722,10 @@ def _data_dependent_inputs(g):
         "n1": torch.tensor([5], dtype=torch.int32),
         # many blocks' worth of elements for the CUDA library's three-pass nonzero
         "big": _randn(g, 300, 70),
+        "x3": _randn(g, 2, 3, 4),
+        "m23": _randbool(g, 2, 3),
+        "m34": _randbool(g, 3, 4),
+        "mrow": _randbool(g, 5),
     }
 
 
@@ -1744,6 +1748,10 @@ DATA_DEPENDENT_CASES: list[tuple[str, CaseFn]] = [
     ("nonzero_all", lambda m, t: torch.nonzero(t.x < 100.0)),
     ("nonzero_downstream", lambda m, t: (torch.nonzero(t.x > 0).float() * 2 + 1).sum(0)),
     ("nonzero_count", lambda m, t: torch.nonzero(t.x > 0).float().sum(1) * 0.5),
+    ("mask_index", lambda m, t: t.x[t.x > 0] * 2),
+    ("mask_index_leading", lambda m, t: t.x3[t.m23] + 1),
+    ("mask_index_after_slice", lambda m, t: t.x3[:, t.m34]),
+    ("masked_select_broadcast", lambda m, t: torch.masked_select(t.x, t.mrow)),
     ("item_float_scale", lambda m, t: t.x * t.s.item() + t.x.amax().item()),
     ("item_int_scale", lambda m, t: t.x * t.n.item()),
     ("item_slice", lambda m, t: t.x[: _sized(t.n.item(), 4)] * 2),
