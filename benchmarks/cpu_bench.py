@@ -85,6 +85,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="a quick check that every backend runs: small hf_bert, batch 1, one "
                              "thread, 3 iterations (explicit options still win)")
     parser.add_argument("--no-chart", action="store_true", help="do not write the PNG chart")
+    parser.add_argument("--keep-work", action="store_true",
+                        help="keep each case's .pt2, bundle, ONNX and AOTInductor files under "
+                             "<out>/work (at real sizes several GiB in all)")
     opts = parser.parse_args(argv)
     smoke = dict(models="hf_bert", size="small", batches="1", threads="1", iters=3, warmup=1,
                  rounds=1)
@@ -157,6 +160,11 @@ def flat(outputs: Any) -> list[np.ndarray]:
     leaves, _ = pytree.tree_flatten(outputs)
     return [leaf.detach().numpy() if isinstance(leaf, torch.Tensor) else np.asarray(leaf)
             for leaf in leaves]
+
+
+def max_scale(arrays: list[np.ndarray]) -> float:
+    return max((float(np.max(np.abs(a.astype(np.float64)))) for a in arrays if a.size),
+               default=0.0)
 
 
 def max_abs_diff(got: list[np.ndarray], want: list[np.ndarray]) -> float:
@@ -394,6 +402,8 @@ def bench_case(opts: argparse.Namespace, model: str, batch: int) -> dict[str, An
         try:
             runner = PREPARE[backend](case, opts, record)
             record["max_abs_err"] = max_abs_diff(runner.outputs, case.expected)
+            scale = max_scale(case.expected)
+            record["max_rel_err"] = record["max_abs_err"] / scale if scale else record["max_abs_err"]
             runners[backend] = runner
         except Exception as error:  # noqa: BLE001 -- recorded; the others go on
             record["error"] = first_line(error)
@@ -422,6 +432,8 @@ def bench_case(opts: argparse.Namespace, model: str, batch: int) -> dict[str, An
                          for b in runners if str(threads) in result["backends"][b].get("latency_ms", {}))
         print(f"{model} batch {batch} threads {threads}: {line} (ms)", flush=True)
     torch._dynamo.reset()
+    if not opts.keep_work:
+        shutil.rmtree(case.work, ignore_errors=True)
     return result
 
 
@@ -503,14 +515,15 @@ def report(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
             per_threads(ort, "session_s"), per_threads(aoti, "compile_s")]) + " |")
 
     compared = [b for b in BACKENDS if b != "eager"]
-    lines += ["", "Largest |output - eager| per backend", "",
+    lines += ["", "Largest |output - eager| per backend, relative to the largest |eager| output "
+              "(random weights give some models large outputs)", "",
               "| model | batch | " + " | ".join(LABELS[b] for b in compared) + " |",
               "|---|---|" + "---|" * len(compared)]
     for r in results:
         row = [r["model"], str(r["batch"])]
         for b in compared:
             record = r["backends"][b]
-            err = record.get("max_abs_err")
+            err = record.get("max_rel_err")
             row.append(f"{err:.1e}" if err is not None else
                        "skipped" if record.get("skipped") else "error")
         lines.append("| " + " | ".join(row) + " |")
