@@ -3,6 +3,7 @@
 Usage:
     python3 models/export_zoo.py --out build/models [--only mlp,gpt] [--no-check]
     python3 models/export_zoo.py --gallery --out build/gallery [--only hf_bert,...] [--keep-going]
+    python3 models/export_zoo.py --gallery --size real --batch 8 --out build/gallery_real/batch8
 
 For every zoo entry this writes `<out>/<name>/`:
 
@@ -349,6 +350,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--gallery", action="store_true",
                         help="export the gallery of real architectures (models/gallery.py) instead of the zoo")
+    parser.add_argument("--size", choices=["small", "real"], default="small",
+                        help="with --gallery: the CI sizes, or the models of gallery.REAL at their "
+                             "real sizes (BERT-base, GPT-2 small, ...)")
+    parser.add_argument("--batch", type=int, default=1,
+                        help="with --size real: the batch size of the (static) inputs")
     parser.add_argument("--keep-going", action="store_true",
                         help="report a model that torch.export cannot export and go on with the others")
     opts = parser.parse_args(argv)
@@ -358,7 +364,16 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", category=UserWarning)
     torch.set_num_threads(1)  # bit-reproducible expected outputs regardless of the machine's core count
 
-    if opts.gallery:
+    if opts.size == "real" and not opts.gallery:
+        parser.error("--size real needs --gallery")
+    if opts.batch < 1:
+        parser.error(f"--batch must be at least 1, got {opts.batch}")
+    if opts.gallery and opts.size == "real":
+        import gallery  # models/gallery.py; needs transformers
+
+        registry = [gallery.real(name, opts.batch) for name in gallery.REAL]
+        get = lambda name: gallery.real(name, opts.batch)  # noqa: E731
+    elif opts.gallery:
         import gallery  # models/gallery.py; needs transformers
 
         registry, get = gallery.GALLERY, gallery.get

@@ -1,4 +1,5 @@
-"""The gallery: real architectures as users export them, at small sizes for CI.
+"""The gallery: real architectures as users export them, at small sizes for CI, and a few of
+them at their real sizes for benchmarks (`REAL`, `real(name, batch)`).
 
 Hugging Face `transformers` models are built from their config classes with random weights
 (nothing is downloaded), shrunk to a few layers of width 64; `torch.nn` building blocks are
@@ -314,3 +315,82 @@ def get(name: str) -> zoo.ZooEntry:
         if entry.name == name:
             return entry
     raise KeyError(f"unknown gallery model {name!r}; known: {', '.join(e.name for e in GALLERY)}")
+
+
+# --------------------------------------------------------------------------------------------
+# Real sizes (benchmarks): published widths and depths from the config classes' defaults or the
+# named checkpoint's config, random weights, static shapes at a given batch. The decoder LLM is
+# 1B-shaped (TinyLlama-1.1B's widths) but truncated to two layers to fit a CPU benchmark.
+# --------------------------------------------------------------------------------------------
+
+_REAL_SEQ = 128
+
+
+def _real_hf(config_class: str, model_class: str, field: str = "last_hidden_state",
+             keyword: str = "input_ids", **fields: Any) -> Callable[[], nn.Module]:
+    def build() -> nn.Module:
+        import transformers
+
+        config = getattr(transformers, config_class)(**fields)
+        return _Output(getattr(transformers, model_class)(config), field, keyword)
+
+    return build
+
+
+class WhisperBaseEncoder(nn.Module):
+    """whisper-base's audio encoder: 80 mel bins, 3000 frames (30 s), width 512, 6 layers."""
+
+    def __init__(self):
+        super().__init__()
+        import transformers
+
+        config = transformers.WhisperConfig(d_model=512, encoder_layers=6, decoder_layers=6,
+                                            encoder_attention_heads=8, decoder_attention_heads=8,
+                                            encoder_ffn_dim=2048, decoder_ffn_dim=2048,
+                                            use_cache=False)
+        self.encoder = transformers.WhisperModel(config).get_encoder()
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        return self.encoder(input_features=features).last_hidden_state
+
+
+def _real_tokens(vocab: int) -> Callable[..., tuple]:
+    def make(g: torch.Generator, batch: int = 1) -> tuple:
+        return (torch.randint(0, vocab, (batch, _REAL_SEQ), generator=g, dtype=torch.int64),)
+
+    return make
+
+
+# name: (what it is, model builder, inputs(g, batch=...)); names are the small gallery's.
+REAL: dict[str, tuple[str, Callable[[], nn.Module], Callable[..., tuple]]] = {
+    "hf_bert": ("BERT-base (12 layers, width 768), seq 128",
+                _real_hf("BertConfig", "BertModel"), _real_tokens(30522)),
+    "hf_gpt2": ("GPT-2 small (12 layers, width 768), seq 128",
+                _real_hf("GPT2Config", "GPT2Model", use_cache=False), _real_tokens(50257)),
+    "hf_llama": ("Llama 1B-shaped (TinyLlama widths: 2048, MLP 5632, 32 heads, 4 KV heads, "
+                 "vocab 32000), 2 layers, seq 128",
+                 _real_hf("LlamaConfig", "LlamaModel", hidden_size=2048, intermediate_size=5632,
+                          num_hidden_layers=2, num_attention_heads=32, num_key_value_heads=4,
+                          vocab_size=32000, max_position_embeddings=2048, use_cache=False),
+                 _real_tokens(32000)),
+    "hf_vit": ("ViT-base/16, 224x224",
+               _real_hf("ViTConfig", "ViTModel", keyword="pixel_values"),
+               lambda g, batch=1: (zoo._randn(g, batch, 3, 224, 224),)),
+    "hf_resnet": ("ResNet-50, 224x224",
+                  _real_hf("ResNetConfig", "ResNetModel", keyword="pixel_values"),
+                  lambda g, batch=1: (zoo._randn(g, batch, 3, 224, 224),)),
+    "hf_convnext": ("ConvNeXt-tiny, 224x224",
+                    _real_hf("ConvNextConfig", "ConvNextModel", keyword="pixel_values"),
+                    lambda g, batch=1: (zoo._randn(g, batch, 3, 224, 224),)),
+    "hf_whisper_encoder": ("Whisper-base encoder, 80 mels x 3000 frames", WhisperBaseEncoder,
+                           lambda g, batch=1: (zoo._randn(g, batch, 80, 3000),)),
+}
+
+
+def real(name: str, batch: int = 1) -> zoo.ZooEntry:
+    """The gallery model `name` at its real size (REAL), static shapes at `batch`."""
+    if name not in REAL:
+        raise KeyError(f"no real size for gallery model {name!r}; known: {', '.join(REAL)}")
+    _, build, inputs = REAL[name]
+    small = get(name)
+    return _entry(name, build, lambda g, batch=batch: inputs(g, batch=batch), small.seed)
