@@ -35,6 +35,7 @@ downloaded.
 from __future__ import annotations
 
 import argparse
+import atexit
 import datetime
 import json
 import logging
@@ -131,6 +132,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 # before torch is imported.
 _INDUCTOR_CACHE = tempfile.mkdtemp(prefix="cpu_bench_inductor_")
 os.environ["TORCHINDUCTOR_CACHE_DIR"] = _INDUCTOR_CACHE
+atexit.register(shutil.rmtree, _INDUCTOR_CACHE, ignore_errors=True)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -610,14 +612,11 @@ def main(argv: list[str] | None = None) -> int:
     results: list[dict[str, Any]] = []
     json_path, md_path, png_path = (opts.out / f"cpu_bench.{ext}" for ext in ("json", "md", "png"))
     start = time.perf_counter()
-    try:
-        for model in opts.models:
-            for batch in opts.batches:
-                results.append(bench_case(opts, model, batch))
-                meta["elapsed_s"] = round(time.perf_counter() - start, 1)
-                json_path.write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
-    finally:
-        shutil.rmtree(_INDUCTOR_CACHE, ignore_errors=True)
+    for model in opts.models:
+        for batch in opts.batches:
+            results.append(bench_case(opts, model, batch))
+            meta["elapsed_s"] = round(time.perf_counter() - start, 1)
+            json_path.write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
     table = report(results, meta)
     md_path.write_text(table)
     print("\n" + table)
