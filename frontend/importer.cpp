@@ -682,23 +682,6 @@ private:
       TC_TRY_CONTEXT(recordSymBool(node, *target), context);
       return Status::success();
     }
-    if (*target == kItem || *target == kLocalScalarDense) {
-      size_t nodesBefore = static_cast<size_t>(model_.graph->numNodes());
-      Status status = importItem(node, name, source);
-      if (!status.ok() && status.error().kind() != ErrorKind::Unsupported)
-        return std::move(status).error().withContext(context);
-      if (!status.ok()) {
-        eraseNodesAfter(nodesBefore);
-        record.status = "unsupported";
-        model_.unsupported.push_back({name, source.target, status.error().message(), source});
-        TC_TRY_CONTEXT(keepAsAtenCall(node, name, source), context);
-      }
-      auto it = std::next(model_.graph->nodes().begin(), static_cast<long>(nodesBefore));
-      for (; it != model_.graph->nodes().end(); ++it)
-        record.irOps.emplace_back(ir::opName((*it)->op()));
-      model_.nodes.push_back(record);
-      return Status::success();
-    }
     if (isSymIntTarget(*target)) {
       record.status = "shape";
       model_.nodes.push_back(record);
@@ -706,16 +689,21 @@ private:
       return Status::success();
     }
     size_t nodesBefore = static_cast<size_t>(model_.graph->numNodes());
-    Json autocastRewritten;
-    const Json *mapped = &node;
-    if (!autocast_.empty()) {
-      Expected<bool> rewritten = autocastNode(node, *target, name, autocastRewritten);
-      if (!rewritten.ok())
-        return std::move(rewritten).error().withContext(context);
-      if (*rewritten)
-        mapped = &autocastRewritten;
+    Status status = Status::success();
+    if (*target == kItem || *target == kLocalScalarDense) {
+      status = importItem(node, name, source);
+    } else {
+      Json autocastRewritten;
+      const Json *mapped = &node;
+      if (!autocast_.empty()) {
+        Expected<bool> rewritten = autocastNode(node, *target, name, autocastRewritten);
+        if (!rewritten.ok())
+          return std::move(rewritten).error().withContext(context);
+        if (*rewritten)
+          mapped = &autocastRewritten;
+      }
+      status = importMapped(*mapped, *target, name, source);
     }
-    Status status = importMapped(*mapped, *target, name, source);
     if (!status.ok() && status.error().kind() != ErrorKind::Unsupported)
       return std::move(status).error().withContext(context);
     if (!status.ok()) {
