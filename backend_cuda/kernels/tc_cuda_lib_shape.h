@@ -453,6 +453,15 @@ __device__ inline void nonzero_piece(int64_t count, int64_t *first,
     *last = *first;
 }
 
+/// How many of x[first, last) are non-zero.
+template <typename T>
+__device__ inline int64_t nonzero_count_piece(const T *x, int64_t first, int64_t last) {
+  int64_t count = 0;
+  for (int64_t i = first; i < last; ++i)
+    count += tc::cast<bool>(x[i]) ? 1 : 0;
+  return count;
+}
+
 /// Pass 1: block b's count of non-zero elements into counts[b].
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
@@ -460,10 +469,7 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ int64_t partial[kThreads];
   int64_t first, last;
   nonzero_piece(count, &first, &last);
-  int64_t mine = 0;
-  for (int64_t i = first; i < last; ++i)
-    mine += tc::cast<bool>(x[i]) ? 1 : 0;
-  partial[threadIdx.x] = mine;
+  partial[threadIdx.x] = nonzero_count_piece(x, first, last);
   __syncthreads();
   if (threadIdx.x == 0) {
     int64_t total = 0;
@@ -494,10 +500,7 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ int64_t partial[kThreads];
   int64_t first, last;
   nonzero_piece(count, &first, &last);
-  int64_t mine = 0;
-  for (int64_t i = first; i < last; ++i)
-    mine += tc::cast<bool>(x[i]) ? 1 : 0;
-  partial[threadIdx.x] = mine;
+  partial[threadIdx.x] = nonzero_count_piece(x, first, last);
   __syncthreads();
   if (threadIdx.x == 0) {
     int64_t running = offsets[blockIdx.x];
