@@ -95,6 +95,124 @@ inline void gemm_cblas(int64_t batch, int64_t m, int64_t n, int64_t k, const T *
 }
 #endif
 
+/// Products with at most this many rows of C (decode steps, attention of one query row) skip
+/// the library GEMM, which packs all of B on every call -- for a weight read once per token
+/// that packing doubles the memory traffic -- and stream B once through gemv_block instead.
+constexpr int64_t kGemvMaxRows = 4;
+
+/// Stores alpha * sum (+ beta * c when beta != 0) to c.
+template <typename T> inline void gemv_store(T *c, T sum, double alpha, double beta) {
+  T value = static_cast<T>(alpha) * sum;
+  if (beta != 0.0)
+    value += static_cast<T>(beta) * *c;
+  *c = value;
+}
+
+/// Columns [j0, j1) of the M rows of C = alpha * A @ op(B) + beta * C, A row-major [M, k] with
+/// row stride lda, C row stride ldc. With trans_b (B stored [n, k], a Linear weight) each output
+/// is a dot product of two contiguous rows, accumulated in kLanes lanes of T and summed in a
+/// fixed order; otherwise (B stored [k, n]) each block of kWidth outputs accumulates a[p] * B's
+/// row p over p. Either way each element of B is read once for all M rows, and the lane loops
+/// vectorize (the lanes are independent sums, so no reassociation is needed).
+template <typename T, int M>
+inline void gemv_block(int64_t k, const T *a, int64_t lda, const T *b, bool trans_b, int64_t ldb,
+                       double alpha, double beta, T *c, int64_t ldc, int64_t j0, int64_t j1) {
+  if (trans_b) {
+    constexpr int64_t kLanes = 32;
+    const int64_t whole = k - k % kLanes;
+    for (int64_t j = j0; j < j1; ++j) {
+      const T *b_row = b + j * ldb;
+      T lanes[M][kLanes] = {};
+      for (int64_t p = 0; p < whole; p += kLanes)
+        for (int i = 0; i < M; ++i)
+          for (int64_t l = 0; l < kLanes; ++l)
+            lanes[i][l] += a[i * lda + p + l] * b_row[p + l];
+      for (int i = 0; i < M; ++i) {
+        T sum = T(0);
+        for (int64_t p = whole; p < k; ++p)
+          sum += a[i * lda + p] * b_row[p];
+        for (int64_t l = 0; l < kLanes; ++l)
+          sum += lanes[i][l];
+        gemv_store(c + i * ldc + j, sum, alpha, beta);
+      }
+    }
+    return;
+  }
+  constexpr int64_t kWidth = 64;
+  for (int64_t jb = j0; jb < j1; jb += kWidth) {
+    const int64_t width = j1 - jb < kWidth ? j1 - jb : kWidth;
+    T sums[M][kWidth] = {};
+    if (width == kWidth) {
+      for (int64_t p = 0; p < k; ++p) {
+        const T *b_row = b + p * ldb + jb;
+        for (int i = 0; i < M; ++i) {
+          const T a_value = a[i * lda + p];
+          for (int64_t l = 0; l < kWidth; ++l)
+            sums[i][l] += a_value * b_row[l];
+        }
+      }
+    } else {
+      for (int64_t p = 0; p < k; ++p) {
+        const T *b_row = b + p * ldb + jb;
+        for (int i = 0; i < M; ++i) {
+          const T a_value = a[i * lda + p];
+          for (int64_t l = 0; l < width; ++l)
+            sums[i][l] += a_value * b_row[l];
+        }
+      }
+    }
+    for (int i = 0; i < M; ++i)
+      for (int64_t l = 0; l < width; ++l)
+        gemv_store(c + i * ldc + jb + l, sums[i][l], alpha, beta);
+  }
+}
+
+/// gemv_block for a run-time row count m <= kGemvMaxRows.
+template <typename T>
+inline void gemv_rows(int64_t m, int64_t k, const T *a, int64_t lda, const T *b, bool trans_b,
+                      int64_t ldb, double alpha, double beta, T *c, int64_t ldc, int64_t j0,
+                      int64_t j1) {
+  switch (m) {
+  case 1:
+    return gemv_block<T, 1>(k, a, lda, b, trans_b, ldb, alpha, beta, c, ldc, j0, j1);
+  case 2:
+    return gemv_block<T, 2>(k, a, lda, b, trans_b, ldb, alpha, beta, c, ldc, j0, j1);
+  case 3:
+    return gemv_block<T, 3>(k, a, lda, b, trans_b, ldb, alpha, beta, c, ldc, j0, j1);
+  default:
+    return gemv_block<T, 4>(k, a, lda, b, trans_b, ldb, alpha, beta, c, ldc, j0, j1);
+  }
+}
+
+/// gemm for m <= kGemvMaxRows, k > 0, A row-major (or m == 1): one pass over each B, split over
+/// the batch when it has an entry per thread, else over C's columns.
+template <typename T>
+void gemm_few_rows(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a,
+                   int64_t a_batch_stride, const T *b, int64_t b_batch_stride, bool trans_b,
+                   double alpha, double beta, T *c, bool parallel) {
+  const int64_t ldb = trans_b ? k : n;
+  auto entries = [&](int64_t begin, int64_t end) {
+    for (int64_t index = begin; index < end; ++index)
+      gemv_rows(m, k, a + index * a_batch_stride, k, b + index * b_batch_stride, trans_b, ldb,
+                alpha, beta, c + index * m * n, n, int64_t(0), n);
+  };
+  if (!parallel) {
+    run_range(entries, int64_t(0), batch);
+    return;
+  }
+  if (batch >= parallel_threads()) {
+    parallel_for(batch, 1, entries);
+    return;
+  }
+  // Column blocks: whole lane widths, so that every piece but the last runs full blocks.
+  const int64_t grain = trans_b ? 8 : 64;
+  for (int64_t index = 0; index < batch; ++index)
+    parallel_for(n, grain, [&](int64_t begin, int64_t end) {
+      gemv_rows(m, k, a + index * a_batch_stride, k, b + index * b_batch_stride, trans_b, ldb,
+                alpha, beta, c + index * m * n, n, begin, end);
+    });
+}
+
 } // namespace detail
 
 /// C[i] = alpha * op(A[i]) @ op(B[i]) + beta * C[i] for i < batch, with op(A[i]) [m, k] and
@@ -102,7 +220,9 @@ inline void gemm_cblas(int64_t batch, int64_t m, int64_t n, int64_t k, const T *
 /// (likewise B[i], [k, n] or [n, k]); a batch stride of 0 broadcasts one matrix. C is
 /// contiguous [batch, m, n]. beta == 0 means C is not read (NaNs in it are ignored); k == 0
 /// gives beta * C. With TC_USE_CBLAS, float and double call cblas_sgemm/cblas_dgemm (float
-/// accumulation for float, like PyTorch's CPU GEMM); everything else runs gemm_loops.
+/// accumulation for float, like PyTorch's CPU GEMM) -- or, for products of at most
+/// kGemvMaxRows rows, detail::gemm_few_rows, which accumulates in T the same way; everything
+/// else runs gemm_loops.
 template <typename T>
 void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, int64_t a_batch_stride,
           bool trans_a, const T *b, int64_t b_batch_stride, bool trans_b, double alpha,
@@ -117,13 +237,19 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, int64_t a_
   }
   // Threads: products of at least kParallelWork multiply-adds are split over the context's
   // threads (tc_parallel.h) into one block per thread -- of the batch when it has enough
-  // entries, else of C's rows, else (few rows: decode-shaped products) of C's columns in
-  // multiples of 16 -- each block one single-threaded library call.
+  // entries, else of C's rows, else (few rows of a transposed A) of C's columns in multiples
+  // of 16 -- each block one single-threaded library call. Few rows of a row-major A go to
+  // gemm_few_rows, which splits the same way without a library call.
   constexpr int64_t kParallelWork = int64_t(1) << 20;
   const int64_t threads = parallel_threads();
   const bool parallel = threads > 1 && batch * m * n * (k > 0 ? k : 1) >= kParallelWork;
 #if defined(TC_USE_CBLAS)
   if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+    if (k > 0 && m <= detail::kGemvMaxRows && (!trans_a || m == 1)) {
+      detail::gemm_few_rows(batch, m, n, k, a, a_batch_stride, b, b_batch_stride, trans_b, alpha,
+                            beta, c, parallel);
+      return;
+    }
     if (k > 0) {
       const int64_t lda = trans_a ? m : k;
       const int64_t ldb = trans_b ? k : n;

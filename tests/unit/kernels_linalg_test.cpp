@@ -2,6 +2,9 @@
 // (backend_cpu/kernels/tc_kernels_linalg.h, tc_kernels_pool.h) against the reference interpreter's
 // matmul/addmm/linear/conv2d/conv_transpose2d/pooling ops. gemm is checked on both of its paths:
 // BLAS (when the unit tests are built with TC_USE_CBLAS, as bundles are) and gemm_loops.
+#include <cmath>
+#include <limits>
+
 #include "kernels_test_util.h"
 
 using namespace kernels_test;
@@ -60,7 +63,11 @@ template <typename T, bool kLoops> void checkMatmul() {
                         Case{3, 0, 2, 1, false, false}, Case{3, 2, 0, 1, false, false},
                         Case{4, 6, 5, 3, true, true}, Case{4, 6, 5, 3, true, false},
                         Case{4, 6, 5, 3, false, true}, Case{1, 9, 8, 2, true, true},
-                        Case{5, 1, 8, 2, true, false}, Case{2, 2, 2, 0, true, true}}) {
+                        Case{5, 1, 8, 2, true, false}, Case{2, 2, 2, 0, true, true},
+                        // few rows (gemm_few_rows): whole lane blocks of k and n plus tails
+                        Case{1, 200, 77, 1, false, false}, Case{3, 150, 100, 1, false, false},
+                        Case{4, 67, 64, 2, true, false}, Case{2, 130, 96, 3, true, true},
+                        Case{1, 64, 1, 4, false, true}}) {
     std::vector<int64_t> aShape = {c.m, c.k};
     std::vector<int64_t> bShape = {c.k, c.n};
     if (c.batchA)
@@ -148,8 +155,68 @@ template <typename T> void checkLinear() {
 
 } // namespace
 
+/// Products large enough to be split over threads (m*n*k >= 2^20), few rows and many, with B
+/// stored both ways, against gemm_loops' exact sums. Sums of ~1000 float products carry
+/// rounding error that grows with k, so each element is held to the usual statistical bound of
+/// T-accumulation, 4 * sqrt(k) * epsilon(T) * sum_p |a_p * b_p| (gemm_loops on |A| and |B|),
+/// instead of a fixed tolerance; an indexing mistake is off by the size of the value itself.
+template <typename T> void checkMatmulLarge() {
+  DType dtype = dtypeOf<T>();
+  struct Case {
+    int64_t m, n, k, batch;
+  };
+  for (const Case &c : {Case{1, 1030, 1030, 1}, Case{3, 700, 515, 1}, Case{2, 300, 300, 8},
+                        Case{20, 300, 200, 1}}) {
+    HostTensor a = randomTensor(dtype, {c.batch, c.m, c.k}, 60);
+    HostTensor b = randomTensor(dtype, {c.k, c.n}, 61);
+    std::vector<T> typedA = typedOf<T>(a);
+    for (bool transB : {false, true}) {
+      std::vector<T> typedB = typedOf<T>(b);
+      if (transB)
+        typedB = transposed(typedB, c.k, c.n);
+      std::vector<T> absA(typedA.size()), absB(typedB.size());
+      for (size_t i = 0; i < typedA.size(); ++i)
+        absA[i] = std::fabs(typedA[i]);
+      for (size_t i = 0; i < typedB.size(); ++i)
+        absB[i] = std::fabs(typedB[i]);
+      std::vector<double> expected(static_cast<size_t>(c.batch * c.m * c.n));
+      std::vector<double> magnitude(expected.size());
+      std::vector<double> wideA(typedA.begin(), typedA.end()), wideB(typedB.begin(), typedB.end());
+      std::vector<double> wideAbsA(absA.begin(), absA.end()), wideAbsB(absB.begin(), absB.end());
+      tc::gemm_loops(c.batch, c.m, c.n, c.k, wideA.data(), c.m * c.k, false, wideB.data(), 0,
+                     transB, 1.0, 0.0, expected.data());
+      tc::gemm_loops(c.batch, c.m, c.n, c.k, wideAbsA.data(), c.m * c.k, false, wideAbsB.data(),
+                     0, transB, 1.0, 0.0, magnitude.data());
+      std::vector<T> y(expected.size(), tc::cast<T>(kNaN));
+      tc::gemm(c.batch, c.m, c.n, c.k, typedA.data(), c.m * c.k, false, typedB.data(), 0, transB,
+               1.0, 0.0, y.data());
+      INFO(dtypeName(dtype) << " threads " << tc::parallel_threads() << " m " << c.m << " n "
+                            << c.n << " k " << c.k << " batch " << c.batch << " transB "
+                            << transB);
+      const double bound = 4.0 * std::sqrt(double(c.k)) * std::numeric_limits<T>::epsilon();
+      int64_t bad = 0;
+      for (size_t i = 0; i < y.size(); ++i)
+        if (!(std::fabs(double(y[i]) - expected[i]) <= bound * magnitude[i]))
+          ++bad;
+      CHECK(bad == 0);
+    }
+  }
+}
+
 TEST_CASE("kernels: gemm matches matmul, addmm and linear") {
   checkMatmul<float, false>();
+  {
+    // The same through a pool of three threads: each product above 2^20 multiply-adds is split
+    // (over the batch, C's rows or, for few rows, C's columns).
+    tc_pool *pool = nullptr;
+    tc_error err{};
+    REQUIRE(tc_pool_create(3, &pool, &err) == TC_OK);
+    tc::PoolScope scope(pool);
+    checkMatmulLarge<float>();
+    checkMatmulLarge<double>();
+    tc_pool_destroy(pool);
+  }
+  checkMatmulLarge<float>();
   checkMatmul<double, false>();
   checkMatmul<tc::half, false>();
   checkMatmul<tc::bfloat16, false>();
