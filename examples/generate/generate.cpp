@@ -8,12 +8,14 @@
 // cache positions 0..P-1), then one run per new token (decode, sequence length 1), each time
 // taking the argmax of the last position's logits. The model's inputs are the exported
 // `input_ids` [1, seq] and `cache_position` [seq] (int64); its output the logits
-// [1, seq, vocab].
+// [1, seq, vocab] (float32, or bfloat16 for a model exported in bf16, widened to float32).
 //
 // Prints the new token ids, the prefill latency and the decode speed. --logits writes the
 // logits of each new token ([N, vocab] float32), --check-reset generates twice (resetting the
 // context in between) and --interleave decodes the prompt and its reverse in two contexts step
-// by step; both fail (exit 1) unless each generation equals the first.
+// by step; both fail (exit 1) unless each generation equals the first. --force 4,5,6 feeds the
+// given tokens at the decode steps instead of the model's own (teacher forcing), so that the
+// logits of a model whose greedy path may leave the reference's (bf16) can still be compared.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -87,10 +89,14 @@ tc_status step(Generation &gen, const std::vector<int64_t> &ids, int64_t vocab, 
   tc_status status = TC_FN(_output_shapes)(inputs, 2, &output, 1, err);
   if (status != TC_OK)
     return status;
-  if (output.dtype != TC_DTYPE_F32 || output.rank != 3 || output.shape[2] != vocab)
+  if ((output.dtype != TC_DTYPE_F32 && output.dtype != TC_DTYPE_BF16) || output.rank != 3 ||
+      output.shape[2] != vocab)
     return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT,
-                         "expected f32 logits [1, seq, %lld]", static_cast<long long>(vocab));
+                         "expected f32 or bf16 logits [1, seq, %lld]",
+                         static_cast<long long>(vocab));
   std::vector<float> logits(static_cast<size_t>(seq * vocab));
+  // bf16 logits (a model exported in bfloat16) are the upper halves of floats: written into
+  // the first half of the buffer, then widened in place from the end.
   output.data = logits.data();
 #ifdef TC_MODEL_CUDA
   status = TC_FN(_run_host)(gen.context, inputs, 2, &output, 1, err);
@@ -99,6 +105,13 @@ tc_status step(Generation &gen, const std::vector<int64_t> &ids, int64_t vocab, 
 #endif
   if (status != TC_OK)
     return status;
+  if (output.dtype == TC_DTYPE_BF16) {
+    const auto *halves = reinterpret_cast<const uint16_t *>(logits.data());
+    for (size_t i = logits.size(); i-- > 0;) {
+      uint32_t bits = static_cast<uint32_t>(halves[i]) << 16;
+      std::memcpy(&logits[i], &bits, sizeof bits);
+    }
+  }
   const float *last = logits.data() + (seq - 1) * vocab;
   gen.tokens.push_back(std::max_element(last, last + vocab) - last);
   gen.logits.insert(gen.logits.end(), last, last + vocab);
@@ -106,9 +119,12 @@ tc_status step(Generation &gen, const std::vector<int64_t> &ids, int64_t vocab, 
   return TC_OK;
 }
 
-/// Prefill with the prompt, then decode until `count` new tokens.
+/// Prefill with the prompt, then decode until `count` new tokens. With `forced` (teacher
+/// forcing) step i feeds forced[i - 1] instead of the model's own previous token; gen.tokens
+/// still holds the model's argmaxes.
 tc_status generate(Generation &gen, const std::vector<int64_t> &prompt, int count, int64_t vocab,
-                   tc_error *err, double *prefillMs = nullptr, double *decodeS = nullptr) {
+                   tc_error *err, double *prefillMs = nullptr, double *decodeS = nullptr,
+                   const std::vector<int64_t> *forced = nullptr) {
   gen.tokens.clear();
   gen.logits.clear();
   gen.position = 0;
@@ -116,7 +132,8 @@ tc_status generate(Generation &gen, const std::vector<int64_t> &prompt, int coun
   tc_status status = step(gen, prompt, vocab, err);
   auto prefilled = Clock::now();
   while (status == TC_OK && static_cast<int>(gen.tokens.size()) < count)
-    status = step(gen, {gen.tokens.back()}, vocab, err);
+    status = step(gen, {forced ? (*forced)[gen.tokens.size() - 1] : gen.tokens.back()}, vocab,
+                  err);
   auto done = Clock::now();
   if (prefillMs)
     *prefillMs = std::chrono::duration<double, std::milli>(prefilled - start).count();
@@ -130,11 +147,12 @@ tc_status generate(Generation &gen, const std::vector<int64_t> &prompt, int coun
 int main(int argc, char **argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s <weights.bin> --prompt 1,2,3 [--new-tokens N] "
-                         "[--logits out.npy] [--check-reset] [--interleave]\n", argv[0]);
+                         "[--logits out.npy] [--force 4,5,6] [--check-reset] [--interleave]\n",
+                 argv[0]);
     return 2;
   }
   const char *weights = argv[1];
-  std::vector<int64_t> prompt;
+  std::vector<int64_t> prompt, forced;
   int count = 32;
   const char *logitsPath = nullptr;
   bool checkReset = false;
@@ -144,6 +162,11 @@ int main(int argc, char **argv) {
     if (arg == "--prompt" && i + 1 < argc) {
       if (!parseIds(argv[++i], prompt)) {
         std::fprintf(stderr, "generate: --prompt takes token ids: 1,2,3\n");
+        return 2;
+      }
+    } else if (arg == "--force" && i + 1 < argc) {
+      if (!parseIds(argv[++i], forced)) {
+        std::fprintf(stderr, "generate: --force takes token ids: 1,2,3\n");
         return 2;
       }
     } else if (arg == "--new-tokens" && i + 1 < argc) {
@@ -163,6 +186,12 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "generate: give a --prompt and --new-tokens >= 1\n");
     return 2;
   }
+  if (!forced.empty() && static_cast<int>(forced.size()) < count - 1) {
+    std::fprintf(stderr, "generate: --force needs at least --new-tokens - 1 = %d ids\n",
+                 count - 1);
+    return 2;
+  }
+  const std::vector<int64_t> *force = forced.empty() ? nullptr : &forced;
 
   tc_error err = {};
   TC_CAT(TC_MODEL, _model) *model = nullptr;
@@ -184,7 +213,7 @@ int main(int argc, char **argv) {
   if (TC_FN(_context_create)(model, &gen.context, &err) != TC_OK)
     return fail("context_create", err);
   double prefillMs = 0, decodeS = 0;
-  if (generate(gen, prompt, count, vocab, &err, &prefillMs, &decodeS) != TC_OK)
+  if (generate(gen, prompt, count, vocab, &err, &prefillMs, &decodeS, force) != TC_OK)
     return fail("run", err);
   std::printf("tokens:");
   for (int64_t token : gen.tokens)
@@ -203,7 +232,7 @@ int main(int argc, char **argv) {
     Generation again;
     again.context = gen.context;
     if (TC_FN(_context_reset)(gen.context, &err) != TC_OK ||
-        generate(again, prompt, count, vocab, &err) != TC_OK)
+        generate(again, prompt, count, vocab, &err, nullptr, nullptr, force) != TC_OK)
       return fail("reset", err);
     bool same = again.tokens == gen.tokens;
     std::printf("reset: %s\n", same ? "same tokens" : "DIFFERENT tokens");
@@ -223,7 +252,7 @@ int main(int argc, char **argv) {
     if (s == TC_OK)
       s = step(b, reversed, vocab, &err);
     while (s == TC_OK && static_cast<int>(a.tokens.size()) < count) {
-      s = step(a, {a.tokens.back()}, vocab, &err);
+      s = step(a, {force ? (*force)[a.tokens.size() - 1] : a.tokens.back()}, vocab, &err);
       if (s == TC_OK)
         s = step(b, {b.tokens.back()}, vocab, &err);
     }
