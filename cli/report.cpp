@@ -421,6 +421,22 @@ std::string counted(int64_t count, const std::string &noun) {
   return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
+/// The "step:" line of a stateful graph ("" otherwise).
+std::string stepText(const CompiledReport &report) {
+  if (!report.step)
+    return "";
+  const StepTraffic &step = *report.step;
+  std::string sizes;
+  for (const auto &[name, value] : step.symbols)
+    sizes += (sizes.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+  const int64_t floor = step.weights + step.state;
+  return "step (one run at the smallest sizes" + (sizes.empty() ? "" : ": " + sizes) + "): " +
+         humanized(step.bytes, true) + " moved; floor " + humanized(floor, true) +
+         " (weights " + humanized(step.weights, true) + " + state " +
+         humanized(step.state, true) + ", each read once); moved/floor " +
+         (step.bytes ? ratio(*step.bytes, floor) : std::string("-")) + "\n";
+}
+
 std::string opColumn(const CompiledNode &node) {
   if (node.kernelId < 0)
     return node.op;
@@ -485,6 +501,25 @@ CompiledReport compiledReport(const ir::Graph &graph) {
     report.nodes.push_back(std::move(entry));
   }
   report.memory = opt::memoryStats(graph);
+  bool stateful = false;
+  for (size_t i = 0; i < graph.outputs().size(); ++i)
+    stateful = stateful || graph.stateOf(i) != nullptr;
+  if (stateful) {
+    StepTraffic step;
+    for (const auto &[name, range] : graph.symbols())
+      step.symbols[name] = range.min;
+    step.bytes = 0;
+    for (const Node *node : order)
+      step.bytes = plus(step.bytes, nodeBytes(*node, opt::partitionKind(*node), step.symbols));
+    for (const auto &input : graph.inputs()) {
+      if (input->inputKind() == ir::InputKind::User)
+        continue;
+      Estimate bytes = numBytes(input->type(), step.symbols);
+      (input->inputKind() == ir::InputKind::State ? step.state : step.weights) +=
+          bytes ? *bytes : 0;
+    }
+    report.step = step;
+  }
   return report;
 }
 
@@ -524,10 +559,12 @@ std::string compiledText(const CompiledReport &report) {
          humanized(report.bytes, true) + " moved\n";
   const opt::MemoryStats &memory = report.memory;
   if (!memory.planned) {
+    out += stepText(report);
     out += "memory: not planned (no plan-memory pass ran, or a size needs an unbounded "
            "symbol)\n";
     return out;
   }
+  out += stepText(report);
   out += "memory: arena " + humanized(memory.arenaBytes, true) + "; sum of intermediates " +
          humanized(memory.sumBytes, true) + " (arena/sum " +
          ratio(memory.arenaBytes, memory.sumBytes) + "); max-live lower bound " +
@@ -595,7 +632,13 @@ nlohmann::json compiledJson(const CompiledReport &report) {
                                                     : json(nullptr)},
                   {"arena_over_lower_bound",
                    memory.planned ? share(memory.arenaBytes, memory.lowerBound) : json(nullptr)}};
-  return {{"nodes", std::move(nodes)}, {"totals", std::move(totals)}, {"memory", memoryJson}};
+  json result{{"nodes", std::move(nodes)}, {"totals", std::move(totals)}, {"memory", memoryJson}};
+  if (report.step)
+    result["step"] = {{"symbols", report.step->symbols},
+                      {"bytes", estimateJson(report.step->bytes)},
+                      {"weights_bytes", report.step->weights},
+                      {"state_bytes", report.step->state}};
+  return result;
 }
 
 } // namespace thunderc::cli

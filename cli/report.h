@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +64,16 @@ struct CompiledNode {
   std::vector<Neighbour> notFused;   ///< kernels and library calls only, in graph order
 };
 
+/// What one run of a stateful model (an LLM decode step) moves at the symbols' smallest sizes:
+/// the bytes its kernels and library calls read and write, against the floor of reading every
+/// weight and every state buffer once.
+struct StepTraffic {
+  std::map<std::string, int64_t> symbols; ///< each symbol at its minimum (seq = 1)
+  Estimate bytes;                         ///< operands read + results written, summed
+  int64_t weights = 0;                    ///< parameters, buffers and constants
+  int64_t state = 0;                      ///< the state buffers (a KV cache)
+};
+
 /// The compiled view of a graph and its totals.
 struct CompiledReport {
   std::vector<CompiledNode> nodes;
@@ -73,6 +84,7 @@ struct CompiledReport {
   Estimate flops;
   Estimate bytes;
   opt::MemoryStats memory;
+  std::optional<StepTraffic> step; ///< graphs with state only
 };
 
 /// Builds the compiled view of `graph` (any graph: partitioned or not). Sizes are taken at the
@@ -80,6 +92,7 @@ struct CompiledReport {
 /// element; linear/matmul/addmm 2*M*N*K; conv2d 2*N*O*H'*W'*(C/groups)*kH*kW; conv_transpose2d
 /// 2*N*C*H*W*(O/groups)*kH*kW; attention 4*B*H*L*S*D; softmax/log_softmax/layer_norm/batch_norm 5
 /// per element; pooling one per window element; data movement 0; a fusion the sum over its body.
+/// A graph with state outputs also gets `step`, the same bytes at the symbols' lower bounds.
 CompiledReport compiledReport(const ir::Graph &graph);
 
 /// The compiled view as a readable table with totals and memory lines.
