@@ -402,7 +402,7 @@ Status emitAttention(const ir::Node &node, EmitState &state) {
   }
   std::optional<double> scaleAttr = ir::attr::scale(node);
   std::string scale = scaleAttr ? doubleLiteral(*scaleAttr) : "1.0 / std::sqrt(double(" + E + "))";
-  std::string workspace = state.workspace("double", state.library() + "::attention_workspace_size(" + S + ")");
+  std::string workspace = state.workspace("double", state.library() + "::attention_workspace_size(" + batch + ", " + L + ", " + S + ", " + Ev + ")");
   state.callLibrary("attention<" + ctype(y) + ">(" + state.ptr(q) + ", " + state.ptr(k) +
                     ", " + state.ptr(v) + ", " + batch + ", " + L + ", " + S + ", " + E + ", " +
                     Ev + ", " + mask + ", " + (maskIsBool ? "true" : "false") + ", " + scale +

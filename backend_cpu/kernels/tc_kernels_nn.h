@@ -249,7 +249,10 @@ void batch_norm(const T *x, int64_t N, int64_t C, int64_t spatial, const T *mean
 }
 
 /// Doubles of workspace that attention needs: one row of scores.
-inline int64_t attention_workspace_size(int64_t S) { return S > 0 ? S : 1; }
+inline int64_t attention_workspace_size(int64_t batch, int64_t L, int64_t S, int64_t Ev) {
+  (void)batch, (void)L, (void)Ev;
+  return S > 0 ? S : 1;
+}
 
 namespace detail {
 
@@ -319,8 +322,8 @@ inline void attention_f32(const float *q, const float *k, const float *v, int64_
 /// score to -inf and anything else keeping it; otherwise it holds T values added to the
 /// scores. A row whose scores are all -inf gives zeros, as PyTorch >= 2.5 eager does
 /// (_safe_softmax) and as the reference interpreter does. Uses `workspace`
-/// (attention_workspace_size(S) doubles) for T other than float, where all arithmetic is in
-/// double; float runs detail::attention_f32.
+/// (attention_workspace_size(batch, L, S, Ev) = S doubles) for T other than float, where all
+/// arithmetic is in double; float runs detail::attention_f32.
 template <typename T>
 void attention(const T *q, const T *k, const T *v, int64_t batch, int64_t L, int64_t S, int64_t E,
                int64_t Ev, const void *mask, bool mask_is_bool, double scale, bool causal, T *y,

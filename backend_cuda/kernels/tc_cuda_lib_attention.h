@@ -3,6 +3,11 @@
 // rows of one batch entry and streams K/V through shared memory in tiles of 32 keys; per
 // tile, lane j of a warp scores key j against the warp's rows, and each row keeps a running
 // max, running sum and output accumulator (online softmax in float, double for double).
+//
+// Decode-shaped attention (at most kSplitMaxRows query rows, many keys) would leave one block
+// per batch entry streaming every key while most of the GPU idles, so the keys are split over
+// several blocks (flash-decoding): each writes its rows' partial state (max, sum, unnormalized
+// output) to the workspace, and a second kernel merges the partials of each row.
 #pragma once
 
 #include "tc_cuda_lib_common.h"
@@ -22,6 +27,20 @@ template <typename T> constexpr int attention_rows_per_warp() {
   return std::is_same<T, double>::value ? 1 : 4;
 }
 
+/// Split keys only for at most this many query rows (one row block of any T).
+constexpr int64_t kSplitMaxRows = 8;
+/// Keys per split at least (a multiple of the 32-key tile), and at most this many splits.
+constexpr int64_t kSplitKeys = 128;
+constexpr int64_t kMaxSplits = 32;
+
+/// The most splits an attention of S keys may use: 1 (no split) unless L <= kSplitMaxRows.
+inline int64_t attention_max_splits(int64_t L, int64_t S) {
+  if (L > kSplitMaxRows || S < 2 * kSplitKeys)
+    return 1;
+  const int64_t by_keys = (S + kSplitKeys - 1) / kSplitKeys;
+  return by_keys < kMaxSplits ? by_keys : kMaxSplits;
+}
+
 template <typename T> struct attention_params {
   const T *q;
   const T *k;
@@ -30,7 +49,9 @@ template <typename T> struct attention_params {
   T *y;
   int64_t L, S, E, Ev;
   int64_t row_blocks; ///< ceil(L / rows per block)
-  int64_t work;       ///< batch * row_blocks
+  int64_t splits;     ///< key ranges per row block (1: no split, y written directly)
+  int64_t work;       ///< batch * row_blocks * splits
+  float_acc_t<T> *partial; ///< splits > 1: [splits, batch, L, Ev + 2] (output, max, sum)
   float_acc_t<T> scale;
   bool mask_is_bool;
   bool causal;
@@ -74,8 +95,10 @@ __global__ void __launch_bounds__(kThreads) attention_kernel(attention_params<T>
   const auto *additive_mask = static_cast<const T *>(p.mask);
 
   for (int64_t work = blockIdx.x; work < p.work; work += gridDim.x) { // block-uniform
-    const int64_t b = work / p.row_blocks;
-    const int64_t first_row = (work - b * p.row_blocks) * rows_per_block;
+    const int64_t split = work % p.splits;
+    const int64_t block_row = work / p.splits;
+    const int64_t b = block_row / p.row_blocks;
+    const int64_t first_row = (block_row - b * p.row_blocks) * rows_per_block;
     const int64_t row_count =
         p.L - first_row < rows_per_block ? p.L - first_row : int64_t(rows_per_block);
     __syncthreads(); // the previous work item is done with the query tile
@@ -91,8 +114,14 @@ TC_UNROLL
         out[r][t] = F(0);
     }
     // Causal attention masks key j > i: keys past the block's last row never count.
-    const int64_t key_end = p.causal && first_row + row_count < p.S ? first_row + row_count : p.S;
-    for (int64_t key0 = 0; key0 < key_end; key0 += kAttentionKeys) {
+    int64_t key_end = p.causal && first_row + row_count < p.S ? first_row + row_count : p.S;
+    // This split's key range: whole tiles, the last split taking what is left.
+    const int64_t tiles = (key_end + kAttentionKeys - 1) / kAttentionKeys;
+    const int64_t split_tiles = (tiles + p.splits - 1) / p.splits;
+    const int64_t key_begin = split * split_tiles * kAttentionKeys;
+    if (key_begin + split_tiles * kAttentionKeys < key_end)
+      key_end = key_begin + split_tiles * kAttentionKeys;
+    for (int64_t key0 = key_begin; key0 < key_end; key0 += kAttentionKeys) {
       __syncthreads(); // everyone is done with the previous K/V tile
       load_tile(p.k + b * p.S * p.E, key0, p.S, kAttentionKeys, E, E + 1, keys);
       load_tile(p.v + b * p.S * p.Ev, key0, p.S, kAttentionKeys, Ev, Ev, values);
@@ -152,6 +181,26 @@ TC_UNROLL
         }
       }
     }
+    if (p.splits > 1) {
+      // Partial state of each row over this split's keys (max -inf: no key counted).
+      const int64_t batch = p.work / (p.row_blocks * p.splits);
+TC_UNROLL
+      for (int r = 0; r < RowsPerWarp; ++r) {
+        const int64_t i = first_row + warp * RowsPerWarp + r;
+        if (i >= p.L)
+          break;
+        F *target = p.partial + ((split * batch + b) * p.L + i) * (p.Ev + 2);
+TC_UNROLL
+        for (int t = 0; t < Chunks; ++t)
+          if (lane + t * kWarp < Ev)
+            target[lane + t * kWarp] = out[r][t];
+        if (lane == 0) {
+          target[Ev] = row_max[r];
+          target[Ev + 1] = row_sum[r];
+        }
+      }
+      continue;
+    }
 TC_UNROLL
     for (int r = 0; r < RowsPerWarp; ++r) {
       const int64_t i = first_row + warp * RowsPerWarp + r;
@@ -163,6 +212,46 @@ TC_UNROLL
       for (int t = 0; t < Chunks; ++t)
         if (lane + t * kWarp < Ev)
           target[lane + t * kWarp] = tc::cast<T>(masked ? F(0) : out[r][t] / row_sum[r]);
+    }
+  }
+}
+
+/// Merges the splits' partial states of row (b, i) -- one warp per row, lanes over Ev: the
+/// row's max M over the splits, then y = sum_s e^(m_s - M) o_s / sum_s e^(m_s - M) l_s. A row
+/// no split saw a key of (M = -inf) is zeros, as in the unsplit kernel.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    attention_merge_kernel(const float_acc_t<T> *__restrict__ partial, int64_t splits,
+                           int64_t rows, int64_t Ev, T *__restrict__ y) {
+  using F = float_acc_t<T>;
+  const int lane = static_cast<int>(threadIdx.x) % kWarp;
+  const int64_t warps = int64_t(gridDim.x) * (kThreads / kWarp);
+  const F negative_infinity = -tc::infinity<F>();
+  for (int64_t row = int64_t(blockIdx.x) * (kThreads / kWarp) + threadIdx.x / kWarp; row < rows;
+       row += warps) { // warp-uniform
+    F row_max = negative_infinity;
+    for (int64_t s = 0; s < splits; ++s)
+      row_max = max_nan(row_max, partial[(s * rows + row) * (Ev + 2) + Ev]);
+    T *target = y + row * Ev;
+    if (row_max == negative_infinity) {
+      for (int64_t c = lane; c < Ev; c += kWarp)
+        target[c] = tc::cast<T>(F(0));
+      continue;
+    }
+    F sum = F(0);
+    for (int64_t s = 0; s < splits; ++s) {
+      const F *state = partial + (s * rows + row) * (Ev + 2);
+      if (state[Ev] != negative_infinity)
+        sum += exp_of(state[Ev] - row_max) * state[Ev + 1];
+    }
+    for (int64_t c = lane; c < Ev; c += kWarp) {
+      F value = F(0);
+      for (int64_t s = 0; s < splits; ++s) {
+        const F *state = partial + (s * rows + row) * (Ev + 2);
+        if (state[Ev] != negative_infinity)
+          value += exp_of(state[Ev] - row_max) * state[c];
+      }
+      target[c] = tc::cast<T>(value / sum);
     }
   }
 }
@@ -201,27 +290,42 @@ result launch_attention(const exec &ex, const attention_params<T> &params, int64
   TC_LAUNCH(blocks, kThreads, static_cast<size_t>(bytes), ex.stream,
             attention_kernel<T, rows, Chunks>)
   (params);
+  if (params.splits <= 1)
+    return launched();
+  result first = launched();
+  if (!first.ok())
+    return first;
+  const int64_t rows_total = params.work / params.splits / params.row_blocks * params.L;
+  const int64_t row_warps = kThreads / kWarp;
+  const int64_t merge_blocks = (rows_total + row_warps - 1) / row_warps;
+  TC_LAUNCH(static_cast<unsigned>(merge_blocks < INT_MAX ? merge_blocks : int64_t(INT_MAX)),
+            kThreads, 0, ex.stream, attention_merge_kernel<T>)
+  (params.partial, params.splits, rows_total, params.Ev, params.y);
   return launched();
 }
 
 } // namespace detail
 
-/// Doubles of workspace that attention needs: none (the fused kernel keeps its state on chip);
-/// 1 so that callers never allocate zero bytes.
-inline int64_t attention_workspace_size(int64_t) { return 1; }
+/// Doubles of workspace that attention needs: the split-keys partial states of decode-shaped
+/// attention (at most attention_max_splits(L, S) splits of batch * L rows of Ev + 2 values),
+/// else 1 so that callers never allocate zero bytes.
+inline int64_t attention_workspace_size(int64_t batch, int64_t L, int64_t S, int64_t Ev) {
+  const int64_t splits = detail::attention_max_splits(L, S);
+  return splits > 1 ? splits * batch * L * (Ev + 2) : 1;
+}
 
 /// tc::attention: y[b, i, :] = sum_j softmax_j(score[i, j]) v[b, j, :], score = scale * q . k,
 /// for q [batch, L, E], k [batch, S, E], v [batch, S, Ev], y [batch, L, Ev]; causal masks
 /// j > i; `mask` (null for none) is contiguous [batch, L, S], bytes (0 = masked) with
 /// mask_is_bool, else T values added to the scores. A fully masked row gives zeros. Runs in
-/// float (double for double). E and Ev up to 256 (else unsupported); `workspace` is unused.
-/// Unlike tc::attention, keys past a causal block's last row are skipped, so +inf additive
-/// mask entries there do not turn the row into NaN.
+/// float (double for double). E and Ev up to 256 (else unsupported). `workspace` holds
+/// attention_workspace_size(batch, L, S, Ev) doubles: decode-shaped calls split the keys over
+/// up to two blocks per multiprocessor. Unlike tc::attention, keys past a causal block's last
+/// row are skipped, so +inf additive mask entries there do not turn the row into NaN.
 template <typename T>
 result attention(const exec &ex, const T *q, const T *k, const T *v, int64_t batch, int64_t L,
                  int64_t S, int64_t E, int64_t Ev, const void *mask, bool mask_is_bool,
                  double scale, bool causal, T *y, double *workspace) {
-  (void)workspace;
   if (batch <= 0 || L <= 0 || Ev <= 0)
     return result{};
   if (E > detail::kAttentionMaxHead || Ev > detail::kAttentionMaxHead)
@@ -238,7 +342,26 @@ result attention(const exec &ex, const T *q, const T *k, const T *v, int64_t bat
   params.E = E;
   params.Ev = Ev;
   params.row_blocks = (L + rows_per_block - 1) / rows_per_block;
-  params.work = batch * params.row_blocks;
+  params.splits = 1;
+  const int64_t max_splits = detail::attention_max_splits(L, S);
+  if (max_splits > 1 && workspace != nullptr) {
+    // Enough blocks to fill the device twice over, never more than the keys allow.
+    int device = 0;
+    int sms = 0;
+    result queried = check(cudaGetDevice(&device), "cudaGetDevice");
+    if (queried.ok())
+      queried = check(
+          cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+          "cudaDeviceGetAttribute");
+    if (!queried.ok())
+      return queried;
+    const int64_t wanted = (2 * int64_t(sms) + batch - 1) / batch;
+    params.splits = wanted < max_splits ? wanted : max_splits;
+    if (params.splits < 1)
+      params.splits = 1;
+  }
+  params.partial = reinterpret_cast<detail::float_acc_t<T> *>(workspace);
+  params.work = batch * params.row_blocks * params.splits;
   params.scale = static_cast<detail::float_acc_t<T>>(scale);
   params.mask_is_bool = mask_is_bool;
   params.causal = causal;

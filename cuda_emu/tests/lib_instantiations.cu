@@ -117,7 +117,7 @@ TCG_INSTANTIATE_REDUCE_INTO(bool, int64_t)
 
 // The host-side size helpers are plain inline functions; odr-use them so they are compiled.
 int64_t tcg_instantiations_workspace_sizes() {
-  return tcg::conv2d_workspace_size(8, 3, 3, 5, 5, 2) + tcg::attention_workspace_size(7) +
+  return tcg::conv2d_workspace_size(8, 3, 3, 5, 5, 2) + tcg::attention_workspace_size(1, 1, 700, 64) +
          tcg::conv_transpose2d_workspace_size(4, 3, 3, 5, 5, 11);
 }
 

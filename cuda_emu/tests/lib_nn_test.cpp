@@ -519,12 +519,12 @@ template <typename T> void checkAttention(const AttentionCase &a) {
                                                     : nullptr;
   const double scale = 1.0 / std::sqrt(static_cast<double>(a.E > 0 ? a.E : 1));
   Array<T> want(a.batch * a.L * a.Ev);
-  Array<double> cpuWorkspace(tc::attention_workspace_size(a.S));
+  Array<double> cpuWorkspace(tc::attention_workspace_size(a.batch, a.L, a.S, a.Ev));
   tc::attention(q.data(), k.data(), v.data(), a.batch, a.L, a.S, a.E, a.Ev, hostMask,
                 a.mask == Mask::boolean, scale, a.causal, want.data(), cpuWorkspace.data());
   Buffer<T> dq(q), dk(k), dv(v), y(want.size()), additive(additiveMask);
   Buffer<uint8_t> boolean(boolMask);
-  Buffer<double> workspace(tcg::attention_workspace_size(a.S));
+  Buffer<double> workspace(tcg::attention_workspace_size(a.batch, a.L, a.S, a.Ev));
   const void *deviceMask = a.mask == Mask::boolean    ? static_cast<const void *>(boolean.data())
                            : a.mask == Mask::additive ? additive.data()
                                                       : nullptr;
@@ -549,12 +549,46 @@ TEST_CASE("tcg::attention: masks, causal with L != S, masked rows, head sizes, t
       {4, 1, 50, 64, 64, Mask::additive, false}, // one query row (decoding)
       {2, 3, 0, 8, 8, Mask::none, false},        // no keys: zeros
       {1, 4, 6, 0, 3, Mask::none, false},        // E = 0: uniform weights
+      // Decode-shaped: keys split over blocks (flash-decoding), partial states merged.
+      {4, 1, 700, 64, 64, Mask::additive, false},  // 6 splits of 4 tiles (the last shorter)
+      {2, 3, 1000, 32, 40, Mask::boolean, false},  // a fully masked row across all splits
+      {1, 8, 300, 16, 16, Mask::none, true},       // causal: splits past the keys are empty
+      {3, 2, 4100, 64, 64, Mask::none, false},     // more keys than the 32 splits cover evenly
   };
   for (const AttentionCase &a : cases)
     checkAttention<float>(a);
   checkAttention<tc::half>({2, 17, 19, 24, 24, Mask::additive, false});
   checkAttention<tc::bfloat16>({1, 9, 40, 64, 32, Mask::boolean, true});
   checkAttention<double>({1, 35, 33, 256, 256, Mask::none, false});
+  checkAttention<tc::bfloat16>({1, 1, 513, 64, 64, Mask::none, false});
+  checkAttention<double>({2, 2, 600, 128, 128, Mask::additive, false});
+}
+
+TEST_CASE("tcg::attention splits decode-shaped keys only with a workspace") {
+  // The same decode call with and without a workspace (no split) gives the same values.
+  Context context;
+  const int64_t batch = 2, L = 1, S = 900, E = 32, Ev = 32;
+  CHECK(tcg::attention_workspace_size(batch, L, S, Ev) == 8 * batch * L * (Ev + 2));
+  CHECK(tcg::attention_workspace_size(batch, 9, S, Ev) == 1); // more rows than a split takes
+  CHECK(tcg::attention_workspace_size(batch, L, 255, Ev) == 1); // too few keys to split
+  const Array<float> q = randomArray<float>(batch * L * E, -1, 1, 3);
+  const Array<float> k = randomArray<float>(batch * S * E, -1, 1, 5);
+  const Array<float> v = randomArray<float>(batch * S * Ev, -1, 1, 7);
+  Buffer<float> dq(q), dk(k), dv(v), split(batch * L * Ev), whole(batch * L * Ev);
+  Array<double> sentinel(tcg::attention_workspace_size(batch, L, S, Ev));
+  for (int64_t i = 0; i < sentinel.size(); ++i)
+    sentinel[i] = 12345.0;
+  Buffer<double> workspace(sentinel);
+  REQUIRE_OK(tcg::attention(context.ex, dq.data(), dk.data(), dv.data(), batch, L, S, E, Ev,
+                            nullptr, false, 0.2, false, split.data(), workspace.data()));
+  const Array<double> after = workspace.read();
+  int64_t written = 0; // the partial states went through the workspace
+  for (int64_t i = 0; i < after.size(); ++i)
+    written += after[i] != 12345.0 ? 1 : 0;
+  CHECK(written > after.size() / 4);
+  REQUIRE_OK(tcg::attention(context.ex, dq.data(), dk.data(), dv.data(), batch, L, S, E, Ev,
+                            nullptr, false, 0.2, false, whole.data(), nullptr));
+  expectNear(split.read(), whole.read(), 1e-6, 1e-6);
 }
 
 TEST_CASE("zero-size calls do nothing and succeed") {

@@ -386,7 +386,7 @@ template <typename T> void checkAttention(const AttentionCase &c) {
     additiveMask = typedOf<T>(inputs.back());
     mask = additiveMask.data();
   }
-  std::vector<double> workspace(static_cast<size_t>(tc::attention_workspace_size(c.S)));
+  std::vector<double> workspace(static_cast<size_t>(tc::attention_workspace_size(c.batch, c.L, c.S, c.Ev)));
   std::vector<T> y(expected.size(), tc::cast<T>(kNaN));
   tc::attention(typedQ.data(), typedK.data(), typedV.data(), c.batch, c.L, c.S, c.E, c.Ev, mask,
                 c.mask == 1, scale, c.causal, y.data(), workspace.data());
