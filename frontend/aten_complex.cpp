@@ -323,6 +323,16 @@ Status importComplexAdd(NodeImport &node) {
   return importComponentwise(node, RealOperands::Add);
 }
 
+// constant_pad_nd / pad: componentwise when the fill value is zero (a real fill would pad the
+// real component only).
+Status importComplexPad(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(std::optional<double> value, node.optionalFloat("value"));
+  if (value.value_or(0.0) != 0.0)
+    return node.unsupportedFeature("padding a complex tensor with the nonzero value " +
+                                   std::to_string(*value));
+  return importStructural(node);
+}
+
 struct TableEntry {
   std::string_view target; ///< "aten.<op>.<overload>"
   ImportFunction function;
@@ -409,6 +419,8 @@ constexpr TableEntry kComplexTable[] = {
     {"aten.chunk.default", importStructural, false},
     {"aten.unbind.int", importStructural, false},
     {"aten.unfold.default", importStructural, false},
+    {"aten.constant_pad_nd.default", importComplexPad, false},
+    {"aten.pad.default", importComplexPad, false},
 };
 // clang-format on
 
