@@ -176,3 +176,36 @@ def test_complex_output_is_refused(tmp_path, level):
     assert result.returncode == 5, result.stderr
     assert "output" in result.stderr and "is complex" in result.stderr, result.stderr
     assert "view_as_real" in result.stderr, result.stderr
+
+
+class ComplexInput(torch.nn.Module):
+    def forward(self, z):
+        return torch.view_as_real(torch.fft.fft(z))
+
+
+class LongRfft(torch.nn.Module):
+    def forward(self, x):
+        return torch.fft.rfft(x).abs()
+
+
+def test_complex_input_is_refused(tmp_path):
+    program = torch.export.export(ComplexInput(), (torch.randn(2, 8, dtype=torch.complex64),))
+    torch.export.save(program, tmp_path / "model.pt2")
+    result = subprocess.run([THUNDERC, str(tmp_path / "model.pt2"), "--emit=ir"],
+                            capture_output=True, text=True)
+    assert result.returncode == 5, result.stderr
+    assert "input 'z' is complex" in result.stderr, result.stderr
+    assert "view_as_complex" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_dft_over_the_matrix_limit_is_refused(tmp_path, level):
+    program = torch.export.export(LongRfft(), (torch.randn(1, 3000),))
+    if level == "core":
+        program = program.run_decompositions()
+    torch.export.save(program, tmp_path / "model.pt2")
+    report = json.loads(run([THUNDERC, str(tmp_path / "model.pt2"),
+                             "--emit=report-json"]).stdout)
+    reasons = [node["reason"] for node in report["unsupported"]]
+    assert len(reasons) == 1, reasons
+    assert "3000 points along dim 1" in reasons[0] and "16 MiB" in reasons[0], reasons
