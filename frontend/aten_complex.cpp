@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <numbers>
 #include <utility>
 
 #include "frontend/aten_fft.h"
@@ -172,10 +173,23 @@ Status importComplexAbs(NodeImport &node) {
   return bindRealOutput(node, 0, magnitude);
 }
 
+// angle: atan2(im, re); of a real tensor, pi below zero, else zero (NaN stays NaN), as in
+// PyTorch.
 Status importAngle(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
-  if (!isComplexValue(node.state(), self))
-    return node.unsupportedFeature("angle of a real tensor");
+  if (!isComplexValue(node.state(), self)) {
+    TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+    Value *x = node.castTo(self, out.dtype);
+    TC_ASSIGN_OR_RETURN(Value * negative,
+                        binary(node, OpKind::Lt, x, node.scalarConstant(0.0, out.dtype)));
+    TC_ASSIGN_OR_RETURN(Value * halfTurns,
+                        inferredTemp(node, OpKind::Where,
+                                     {negative, node.scalarConstant(std::numbers::pi, out.dtype),
+                                      node.scalarConstant(0.0, out.dtype)}));
+    TC_ASSIGN_OR_RETURN(Value * nan, inferredTemp(node, OpKind::IsNan, {x}));
+    TC_ASSIGN_OR_RETURN(Value * angle, inferredTemp(node, OpKind::Where, {nan, x, halfTurns}));
+    return bindRealOutput(node, 0, angle);
+  }
   TC_ASSIGN_OR_RETURN(Value * re, complexComponent(node, self, 0));
   TC_ASSIGN_OR_RETURN(Value * im, complexComponent(node, self, 1));
   TC_ASSIGN_OR_RETURN(Value * angle, binary(node, OpKind::Atan2, im, re));

@@ -11,6 +11,7 @@
 // (about sqrt(n) roundings of float32 per output) stays within float32 tolerances.
 #include "frontend/aten_fft.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numbers>
@@ -125,7 +126,8 @@ ir::HostTensor dftMatrix(const DimTransform &transform, int64_t size) {
       }
     }
   }
-  ir::HostTensor matrix{DType::F32, {rows, columns}, std::vector<uint8_t>(w.size() * sizeof(float))};
+  ir::HostTensor matrix{DType::F32, {rows, columns},
+                        std::vector<uint8_t>(w.size() * sizeof(float))};
   std::memcpy(matrix.bytes.data(), w.data(), matrix.bytes.size());
   return matrix;
 }
@@ -310,6 +312,22 @@ Expected<Plan> planDims(NodeImport &node, const Signal &signal, std::vector<int6
   return plan;
 }
 
+/// For a complex-to-complex transform of several dims of a real signal: the dims in the order
+/// that makes the first one (real-to-complex, whose GEMM is half as wide) the longest, so the
+/// widest matrix meets the real rows; complex-to-complex DFTs along different dims commute.
+void longestDimFirst(Plan &plan, const Signal &signal) {
+  if (signal.complex || plan.dims.size() < 2)
+    return;
+  size_t longest = 0;
+  for (size_t i = 1; i < plan.dims.size(); ++i)
+    if (plan.lengths[i] >= plan.lengths[longest])
+      longest = i;
+  std::rotate(plan.dims.begin(), plan.dims.begin() + static_cast<long>(longest),
+              plan.dims.begin() + static_cast<long>(longest) + 1);
+  std::rotate(plan.lengths.begin(), plan.lengths.begin() + static_cast<long>(longest),
+              plan.lengths.begin() + static_cast<long>(longest) + 1);
+}
+
 // ---- core ATen: _fft_r2c, _fft_c2c, _fft_c2r ----
 
 } // namespace
@@ -345,6 +363,7 @@ Status importFftC2c(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Normalization normalization, normalizationArg(node));
   TC_ASSIGN_OR_RETURN(bool forward, node.boolArg("forward"));
   TC_ASSIGN_OR_RETURN(Plan plan, planDims(node, signal, dims, {}));
+  longestDimFirst(plan, signal);
   for (size_t i = 0; i < plan.dims.size(); ++i) {
     TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
                                                 {plan.dims[i], DftKind::ComplexToComplex,
@@ -432,6 +451,7 @@ Status importNd(NodeImport &node, bool inverse) {
   TC_ASSIGN_OR_RETURN(Signal signal, signalArg(node));
   TC_ASSIGN_OR_RETURN(Normalization normalization, normFromString(node, inverse));
   TC_ASSIGN_OR_RETURN(Plan plan, planNd(node, signal));
+  longestDimFirst(plan, signal);
   for (size_t i = 0; i < plan.dims.size(); ++i) {
     TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
                                                 {plan.dims[i], DftKind::ComplexToComplex,

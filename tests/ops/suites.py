@@ -863,6 +863,7 @@ FFT_CASES: list[tuple[str, CaseFn]] = [
     ("rfftn_irfftn", lambda m, t: torch.fft.irfftn(torch.fft.rfftn(t.x3, dim=(0, 2)),
                                                    s=(2, 6), dim=(0, 2))),
     ("angle_of_complex", lambda m, t: torch.fft.fft(torch.view_as_complex(t.xc)).angle()),
+    ("angle_of_real", lambda m, t: torch.angle(t.x7 * (t.x7.abs() > 0.3))),
     ("complex_mul_div_add", lambda m, t: _vr(
         (lambda z, w: z * w - z / w + w.conj())(torch.view_as_complex(t.xc),
                                                  torch.fft.fft(torch.view_as_complex(t.xc))))),
