@@ -9,6 +9,8 @@
 #include <string_view>
 #include <utility>
 
+#include "frontend/aten_complex.h"
+#include "frontend/aten_fft.h"
 #include "frontend/aten_scatter.h"
 #include "frontend/aten_random.h"
 #include "frontend/aten_sort.h"
@@ -1541,6 +1543,10 @@ struct TableEntry {
 // The overloads ir/ops.def maps to its unary and binary ops are found there (see
 // findImportFunction); these are the rest.
 constexpr TableEntry kTable[] = {
+    // signal processing (the DFTs are in the complex table: frontend/aten_complex.cpp)
+    {"aten.hann_window.default", importHannWindow},
+    {"aten.hann_window.periodic", importHannWindow},
+    {"aten.unfold.default", importUnfold},
     // elementwise unary
     {"aten.relu_.default", importInplaceUnary<OpKind::Relu>},
     {"aten.gelu.default", importGelu},
@@ -1860,6 +1866,8 @@ ImportFunction findImportFunction(std::string_view target) {
   for (const TableEntry &entry : kTable)
     if (entry.target == target)
       return entry.function;
+  if (ImportFunction complexAware = findComplexAwareImport(target))
+    return complexAware;
   constexpr std::string_view kAten = "aten.";
   if (!target.starts_with(kAten))
     return nullptr;
@@ -1880,6 +1888,8 @@ std::vector<std::string> importTableTargets() {
       names.remove_prefix(space == std::string_view::npos ? names.size() : space + 1);
     }
   }
+  for (std::string &target : complexAwareTargets())
+    targets.push_back(std::move(target));
   for (std::string_view assertion : kDroppedAssertions)
     targets.emplace_back(assertion);
   return targets;

@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 
+#include "frontend/aten_complex.h"
 #include "frontend/json_util.h"
 #include "frontend/node_importer.h"
 #include "frontend/sympy_expr.h"
@@ -423,6 +424,11 @@ private:
         tensorArg = userArg.payload;
       }
       TC_ASSIGN_OR_RETURN(std::string name, jsonString(*tensorArg, "name"));
+      if (const Json *meta = jsonFind(*state_.tensorValues, name.c_str());
+          meta != nullptr && isComplexMeta(*meta))
+        return unsupported("the program input '" + name + "' is complex: thunderc has no "
+                           "complex dtype (pass torch.view_as_real(x) and call "
+                           "torch.view_as_complex inside the model instead)");
       TC_ASSIGN_OR_RETURN(ir::TensorType type, placeholderType(name));
       std::string fqn;
       if (fqnField) {
@@ -462,6 +468,10 @@ private:
       auto it = state_.values.find(name);
       if (it == state_.values.end())
         return invalidInput("output '" + name + "' is not defined by any node");
+      if (state_.complexValues.count(it->second))
+        return unsupported("the program output '" + name + "' is complex: thunderc has no "
+                           "complex dtype, so a model returns real tensors (return "
+                           "torch.view_as_real(x), x.real, x.imag or x.abs() instead)");
       outputs.push_back(it->second);
     }
     model_.graph->setOutputs(std::move(outputs));
@@ -1351,7 +1361,13 @@ private:
   Status importMapped(const Json &node, const std::string &target, const std::string &name,
                       const ir::SourceInfo &source) {
     const OpSchema *schema = findOpSchema(target);
-    ImportFunction function = findImportFunction(target);
+    // A node that reads or makes a complex value imports through the complex table only, so
+    // that no real lowering ever computes on a pair as if it were a real tensor.
+    bool complex = touchesComplex(node);
+    ImportFunction function =
+        complex ? findComplexImportFunction(target) : findImportFunction(target);
+    if (complex && (schema == nullptr || function == nullptr))
+      return unsupported(shortTarget(target) + " on complex values: " + complexOpsSummary());
     if (schema == nullptr || function == nullptr)
       return unsupported("no thunderc lowering for " + shortTarget(target));
     NodeImport import(state_, node, *schema, name, source);
@@ -1359,9 +1375,31 @@ private:
     return function(import);
   }
 
+  // Whether the node reads a complex value or the exporter declares one of its outputs
+  // complex (frontend/aten_complex.h).
+  bool touchesComplex(const Json &node) const {
+    bool complex = false;
+    if (const Json *inputs = jsonFind(node, "inputs"))
+      forEachName(*inputs, [&](const std::string &name) {
+        auto found = state_.values.find(name);
+        complex = complex || (found != state_.values.end() &&
+                              state_.complexValues.count(found->second) != 0);
+      });
+    if (const Json *outputs = jsonFind(node, "outputs"); outputs && state_.tensorValues)
+      forEachName(*outputs, [&](const std::string &name) {
+        const Json *meta = jsonFind(*state_.tensorValues, name.c_str());
+        complex = complex || (meta != nullptr && isComplexMeta(*meta));
+      });
+    return complex;
+  }
+
   void eraseNodesAfter(size_t count) {
     while (static_cast<size_t>(model_.graph->numNodes()) > count) {
       ir::Node *last = model_.graph->nodes().back().get();
+      for (int i = 0; i < last->numResults(); ++i) {
+        state_.complexValues.erase(last->result(i));
+        state_.realOfComplex.erase(last->result(i));
+      }
       for (int i = 0; i < last->numResults(); ++i)
         for (auto it = state_.values.begin(); it != state_.values.end();)
           it = it->second == last->result(i) ? state_.values.erase(it) : std::next(it);
@@ -1382,6 +1420,7 @@ private:
       });
     std::vector<std::string> names;
     std::vector<ir::TensorType> types;
+    std::set<size_t> complexResults;
     TC_ASSIGN_OR_RETURN(const Json *outputs, jsonArray(node, "outputs"));
     for (const Json &output : *outputs) {
       std::vector<const Json *> tensors;
@@ -1392,6 +1431,17 @@ private:
           tensors.push_back(&item);
       for (const Json *tensor : tensors) {
         TC_ASSIGN_OR_RETURN(std::string tensorName, jsonString(*tensor, "name"));
+        // A complex result is kept as its pair type, so later complex ops still import.
+        const Json *meta = jsonFind(*state_.tensorValues, tensorName.c_str());
+        if (meta != nullptr && isComplexMeta(*meta)) {
+          Expected<ir::TensorType> pair = complexPairTypeFromMeta(*meta, state_);
+          if (pair.ok()) {
+            names.push_back(tensorName);
+            types.push_back(std::move(*pair));
+            complexResults.insert(names.size() - 1);
+            continue;
+          }
+        }
         TC_ASSIGN_OR_RETURN(ir::TensorType type, placeholderType(tensorName));
         names.push_back(tensorName);
         types.push_back(std::move(type));
@@ -1408,6 +1458,8 @@ private:
     for (size_t i = 0; i < names.size(); ++i) {
       call->result(static_cast<int>(i))->setName(names[i]);
       state_.values[names[i]] = call->result(static_cast<int>(i));
+      if (complexResults.count(i))
+        state_.complexValues.insert(call->result(static_cast<int>(i)));
     }
     return Status::success();
   }

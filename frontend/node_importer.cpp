@@ -98,6 +98,31 @@ Expected<ir::TensorType> tensorTypeFromMeta(const Json &meta, const ImportState 
   return type;
 }
 
+bool isComplexMeta(const Json &meta) {
+  const Json *dtype = jsonFind(meta, "dtype");
+  if (dtype == nullptr)
+    return false;
+  if (dtype->is_number_integer()) {
+    int64_t number = dtype->get<int64_t>(); // the schema's numbering: 9, 10, 11 are complex
+    return number >= 9 && number <= 11;
+  }
+  return dtype->is_string() && dtype->get<std::string>().starts_with("COMPLEX");
+}
+
+Expected<ir::TensorType> complexPairTypeFromMeta(const Json &meta, const ImportState &state) {
+  TC_ASSIGN_OR_RETURN(const Json *dtype, jsonField(meta, "dtype"));
+  bool complex64 = (dtype->is_number_integer() && dtype->get<int64_t>() == 10) ||
+                   (dtype->is_string() && dtype->get<std::string>() == "COMPLEXFLOAT");
+  if (!complex64)
+    return unsupported("dtype " + dtype->dump() + " is complex32 or complex128: thunderc "
+                       "computes complex values as float32 pairs (complex64) only");
+  Json real = meta;
+  real["dtype"] = 7; // FLOAT: the pair's element type
+  TC_ASSIGN_OR_RETURN(ir::TensorType type, tensorTypeFromMeta(real, state));
+  type.shape.push_back(ir::Dim(2));
+  return type;
+}
+
 NodeImport::NodeImport(ImportState &state, const Json &node, const OpSchema &schema,
                        std::string name, ir::SourceInfo source)
     : state_(state), node_(node), schema_(schema), name_(std::move(name)),
@@ -412,7 +437,61 @@ Expected<ir::TensorType> NodeImport::outputType(int index) const {
   const std::string &tensorName = outputName(index);
   if (state_.tensorValues == nullptr || !state_.tensorValues->contains(tensorName))
     return invalidInput("no tensor_values entry for output " + quoteName(tensorName));
-  Expected<ir::TensorType> type = tensorTypeFromMeta((*state_.tensorValues)[tensorName], state_);
+  const Json &meta = (*state_.tensorValues)[tensorName];
+  Expected<ir::TensorType> type =
+      complexComponentOutputs_ && isComplexMeta(meta) ? complexPairTypeFromMeta(meta, state_)
+                                                      : tensorTypeFromMeta(meta, state_);
+  if (type.ok() && complexComponentOutputs_ && isComplexMeta(meta))
+    type->shape.pop_back();
+  if (!type.ok())
+    return std::move(type).error().withContext("tensor_values[" + quoteName(tensorName) + "]");
+  return type;
+}
+
+std::vector<std::string> NodeImport::inputTensorNames() const {
+  std::vector<std::string> names;
+  auto addName = [&](const Json &tensor) {
+    if (const Json *name = tensor.is_object() ? jsonFind(tensor, "name") : nullptr;
+        name != nullptr && name->is_string())
+      names.push_back(name->get<std::string>());
+  };
+  for (const ArgSchema &arg : schema_.args) {
+    auto it = arguments_.find(arg.name);
+    if (it == arguments_.end() || !it->second->is_object() || it->second->size() != 1)
+      continue;
+    auto value = it->second->begin();
+    const std::string &kind = value.key();
+    if (kind == "as_tensor") {
+      addName(value.value());
+    } else if (kind == "as_optional_tensor") {
+      if (const Json *inner = jsonFind(value.value(), "as_tensor"))
+        addName(*inner);
+    } else if ((kind == "as_tensors" || kind == "as_optional_tensors") &&
+               value.value().is_array()) {
+      for (const Json &item : value.value()) {
+        const Json *inner = item.is_object() ? jsonFind(item, "as_tensor") : nullptr;
+        addName(inner != nullptr ? *inner : item);
+      }
+    }
+  }
+  return names;
+}
+
+bool NodeImport::isComplexOutput(int index) const {
+  if (index >= numOutputs() || state_.tensorValues == nullptr)
+    return false;
+  const Json *meta = jsonFind(*state_.tensorValues, outputName(index).c_str());
+  return meta != nullptr && isComplexMeta(*meta);
+}
+
+Expected<ir::TensorType> NodeImport::complexOutputType(int index) const {
+  if (index >= numOutputs())
+    return invalidInput("missing output " + std::to_string(index));
+  const std::string &tensorName = outputName(index);
+  if (state_.tensorValues == nullptr || !state_.tensorValues->contains(tensorName))
+    return invalidInput("no tensor_values entry for output " + quoteName(tensorName));
+  Expected<ir::TensorType> type =
+      complexPairTypeFromMeta((*state_.tensorValues)[tensorName], state_);
   if (!type.ok())
     return std::move(type).error().withContext("tensor_values[" + quoteName(tensorName) + "]");
   return type;

@@ -36,6 +36,16 @@ struct ImportState {
   std::vector<std::pair<ir::Value *, ir::Value *>> stateUpdates;
   /// The `stream` of the next random op (each draws its own numbers; frontend/aten_random.cpp).
   int64_t nextRandomStream = 0;
+  /// Complex values (frontend/aten_complex.h): the IR has no complex dtype, so a complex64
+  /// tensor of shape S is an f32 value of shape [S..., 2] (real, imaginary: the layout of
+  /// torch.view_as_real) listed here; only the ops of the complex import table read them.
+  std::set<ir::Value *> complexValues;
+  /// A complex value whose imaginary part is known to be zero (a real tensor cast to complex)
+  /// -> that real tensor, so a DFT of it is a real-to-complex one.
+  std::map<ir::Value *, ir::Value *> realOfComplex;
+  /// Constants the importer computes (DFT matrices, windows; frontend/aten_complex.h) by what
+  /// they hold, shared by every node that needs the same one.
+  std::map<std::string, ir::Value *> generatedConstants;
 };
 
 /// A Python scalar or a tensor, as passed to `Tensor other` / `Scalar other` arguments.
@@ -49,6 +59,11 @@ struct ScalarOrTensor {
 /// Converts a serialized TensorMeta into an IR type (symbols renamed). Checks rank, sizes and
 /// element-count overflow.
 Expected<ir::TensorType> tensorTypeFromMeta(const Json &meta, const ImportState &state);
+/// Whether a serialized TensorMeta has a complex dtype (complex32, complex64 or complex128).
+bool isComplexMeta(const Json &meta);
+/// The pair type of a complex64 TensorMeta: f32, its sizes plus a trailing 2 (see
+/// ImportState::complexValues). Unsupported for the other complex dtypes.
+Expected<ir::TensorType> complexPairTypeFromMeta(const Json &meta, const ImportState &state);
 
 /// One exported node being imported.
 class NodeImport {
@@ -89,6 +104,17 @@ public:
   const std::string &outputName(int index) const { return outputNames_.at(index); }
   bool isOutputUsed(int index) const;
   Expected<ir::TensorType> outputType(int index) const;
+  /// While on, outputType() of a complex64 output is the type of one of its components (the
+  /// pair type less its trailing 2): the complex import runs a real import function once per
+  /// component (frontend/aten_complex.cpp).
+  void setComplexComponentOutputs(bool on) { complexComponentOutputs_ = on; }
+  /// The names of every tensor the node's arguments read, in argument order.
+  std::vector<std::string> inputTensorNames() const;
+  /// Whether the exporter declares output `index` complex (any complex dtype).
+  bool isComplexOutput(int index) const;
+  /// The pair type of a complex64 output `index` (f32, its shape plus a trailing 2; see
+  /// ImportState::complexValues); Unsupported for complex32 and complex128.
+  Expected<ir::TensorType> complexOutputType(int index) const;
 
   // ---- emission ----
   /// Emits `op` whose results are outputs [0, numResults) of the exported node (types from
@@ -136,6 +162,7 @@ private:
   ir::SourceInfo source_;
   std::map<std::string, const Json *, std::less<>> arguments_;
   std::vector<std::string> outputNames_;
+  bool complexComponentOutputs_ = false;
 };
 
 /// `dim` (negative counts from the end) in [0, rank) (a 0-d tensor takes 0 and -1); an error

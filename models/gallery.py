@@ -254,6 +254,8 @@ GALLERY: list[zoo.ZooEntry] = [
            _TOKEN_DIMS, _TOKEN_CASES),
     _entry("hf_t5_encoder_dynamic", _hf("T5Config", "T5EncoderModel"), _tokens(batch=2), 107,
            _TOKEN_DIMS, _TOKEN_CASES),
+    # Fourier token mixing (torch.fft.fftn over sequence and hidden dims, real part).
+    _entry("hf_fnet", _hf("FNetConfig", "FNetModel"), _tokens(), 108),
     # Decoder LLMs (no cache here: prefill of a whole prompt)
     _entry("hf_gpt2", _hf("GPT2Config", "GPT2Model"), _tokens(), 111),
     _entry("hf_llama", _hf("LlamaConfig", "LlamaModel"), _tokens(), 112),

@@ -127,6 +127,15 @@ EXTRA_OVERLOADS = [
     "rand.generator", "randn.generator", "randperm.generator", "rand_like.default",
     "randn_like.default", "randint.default", "randint.low", "randint.generator",
     "randint.low_generator", "randint_like.default", "randint_like.low_dtype",
+    # FFT and complex values (frontend/aten_fft.cpp, aten_complex.cpp): torch.fft and stft in
+    # training IR, _fft_c2c in core ATen, and the ops that read complex results.
+    "_fft_c2c.default", "fft_fft.default", "fft_ifft.default", "fft_rfft.default",
+    "fft_irfft.default", "fft_fft2.default", "fft_ifft2.default", "fft_rfft2.default",
+    "fft_irfft2.default", "fft_fftn.default", "fft_ifftn.default", "fft_rfftn.default",
+    "fft_irfftn.default", "stft.default", "stft.center", "hann_window.default",
+    "hann_window.periodic", "unfold.default", "view_as_real.default",
+    "view_as_complex.default", "real.default", "imag.default", "angle.default",
+    "conj.default", "_conj.default", "conj_physical.default", "resolve_conj.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

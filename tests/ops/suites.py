@@ -5,7 +5,7 @@ inputs that returns one tensor. Output <i> of a suite is case <i> of its table, 
 on an output names its case. Grouping cases into a few suites keeps CI time low: a suite is
 exported once per IR level, interpreted once, and compiled into ONE bundle per level.
 
-Suites: elementwise, reductions, shape, nn, conv_norm, resample, resample_indexed, scatter, roll,
+Suites: elementwise, reductions, shape, nn, conv_norm, resample, resample_indexed, scatter, roll, fft,
 rnn, batch_stats,
 control_flow, autocast,
 sort_bag, spatial3d, data_dependent
@@ -808,6 +808,79 @@ ROLL_CASES: list[tuple[str, CaseFn]] = [
     ("roll_big", lambda m, t: t.y.roll(-13, 1)),
     ("roll_int", lambda m, t: t.xi.roll(1, 0)),
     ("roll_noncontig", lambda m, t: t.x.transpose(0, 2).roll(2, 1)),
+]
+
+
+# --------------------------------------------------------------------------------------------
+# fft: torch.fft, stft and complex values (training IR: fft_* / stft; core ATen: _fft_r2c,
+# _fft_c2c, _fft_c2r, view_as_real, unfold). Complex results leave as real tensors.
+# --------------------------------------------------------------------------------------------
+
+
+def _fft_inputs(g):
+    return {
+        "x": _randn(g, 3, 16),       # even length
+        "x7": _randn(g, 4, 7),       # odd length
+        "x3": _randn(g, 2, 5, 6),    # a middle dim
+        "x1": _randn(g, 3, 1, 4),    # a size-1 dim
+        "xc": _randn(g, 3, 8, 2),    # a complex tensor, as view_as_real pairs
+        "v": _randn(g, 9),
+        "sig": _randn(g, 2, 200),
+        "sig1": _randn(g, 150),
+    }
+
+
+def _vr(z):
+    # resolve_conj: the core decomposition of ifft of a real tensor conjugates lazily, and
+    # view_as_real refuses a tensor with an unresolved conj bit.
+    return torch.view_as_real(z.resolve_conj())
+
+
+FFT_CASES: list[tuple[str, CaseFn]] = [
+    ("rfft_last", lambda m, t: _vr(torch.fft.rfft(t.x))),
+    ("rfft_odd_ortho", lambda m, t: _vr(torch.fft.rfft(t.x7, norm="ortho"))),
+    ("rfft_pad_n", lambda m, t: _vr(torch.fft.rfft(t.x7, n=12, norm="forward"))),
+    ("rfft_crop_n", lambda m, t: _vr(torch.fft.rfft(t.x, n=11))),
+    ("rfft_middle_dim", lambda m, t: _vr(torch.fft.rfft(t.x3, dim=1))),
+    ("irfft_roundtrip", lambda m, t: torch.fft.irfft(torch.fft.rfft(t.x), n=16)),
+    ("irfft_odd_forward", lambda m, t: torch.fft.irfft(torch.fft.rfft(t.x7, norm="forward"),
+                                                       n=7, norm="forward")),
+    ("irfft_default_n", lambda m, t: torch.fft.irfft(torch.fft.rfft(t.x3, dim=1), dim=1)),
+    ("fft_real_middle", lambda m, t: _vr(torch.fft.fft(t.x3, dim=1))),
+    ("fft_ifft_complex", lambda m, t: _vr(torch.fft.ifft(torch.fft.fft(t.x3), dim=1))),
+    ("ifft_norm_forward", lambda m, t: _vr(torch.fft.ifft(t.x7, norm="forward"))),
+    ("fft_ortho_n", lambda m, t: _vr(torch.fft.fft(t.x7, n=5, norm="ortho"))),
+    ("fft_size1_dim", lambda m, t: _vr(torch.fft.fft(t.x1, dim=1))),
+    ("fft_noncontiguous", lambda m, t: _vr(torch.fft.fft(t.x3.transpose(1, 2), dim=-1))),
+    ("fft_of_complex", lambda m, t: _vr(torch.fft.fft(torch.view_as_complex(t.xc), dim=0))),
+    ("rfft2_abs", lambda m, t: torch.fft.rfft2(t.x3).abs()),
+    ("irfft2_roundtrip", lambda m, t: torch.fft.irfft2(torch.fft.rfft2(t.x3), s=(5, 6))),
+    ("fftn_real_part", lambda m, t: torch.fft.fftn(t.x3).real),
+    ("fftn_dims_s_ortho", lambda m, t: _vr(torch.fft.fftn(t.x3, s=(4, 8), dim=(0, 2),
+                                                          norm="ortho"))),
+    ("ifftn_imag", lambda m, t: torch.fft.ifftn(torch.view_as_complex(t.xc)).imag),
+    ("fft2_ifft2", lambda m, t: torch.fft.ifft2(torch.fft.fft2(t.x3) * 0.5).real),
+    ("rfftn_irfftn", lambda m, t: torch.fft.irfftn(torch.fft.rfftn(t.x3, dim=(0, 2)),
+                                                   s=(2, 6), dim=(0, 2))),
+    ("angle_of_complex", lambda m, t: torch.fft.fft(torch.view_as_complex(t.xc)).angle()),
+    ("angle_of_real", lambda m, t: torch.angle(t.x7 * (t.x7.abs() > 0.3))),
+    ("complex_mul_div_add", lambda m, t: _vr(
+        (lambda z, w: z * w - z / w + w.conj())(torch.view_as_complex(t.xc),
+                                                 torch.fft.fft(torch.view_as_complex(t.xc))))),
+    ("complex_times_real", lambda m, t: _vr(torch.fft.rfft(t.x3) * t.x3[..., :4] * 0.5)),
+    ("complex_views", lambda m, t: _vr(torch.cat(
+        [torch.fft.fft(t.x3).permute(2, 0, 1).reshape(6, -1)[1:4], torch.fft.fft(t.x7)[:3, 1:]],
+        dim=1))),
+    ("complex_select_imag", lambda m, t: torch.fft.fft(t.x3, dim=0)[:, 2].imag),
+    ("stft_hann", lambda m, t: torch.stft(t.sig, 32, hop_length=8, window=torch.hann_window(32),
+                                          return_complex=True).abs().pow(2)),
+    ("stft_short_window_no_center", lambda m, t: _vr(torch.stft(
+        t.sig1, 16, hop_length=4, win_length=10, window=torch.hann_window(10, periodic=False),
+        center=False, return_complex=True))),
+    ("stft_two_sided_normalized", lambda m, t: _vr(torch.stft(
+        t.sig, 16, hop_length=5, normalized=True, onesided=False, return_complex=True))),
+    ("unfold_real", lambda m, t: t.sig1.unfold(-1, 10, 7)),
+    ("hann_window_symmetric", lambda m, t: torch.hann_window(9, periodic=False) * t.v),
 ]
 
 
@@ -1775,6 +1848,7 @@ SUITES: dict[str, Suite] = {
         Suite("resample_indexed", _resample_inputs, RESAMPLE_INDEXED_CASES, _resample_submodules),
         Suite("scatter", _scatter_inputs, SCATTER_CASES),
         Suite("roll", _roll_inputs, ROLL_CASES),
+        Suite("fft", _fft_inputs, FFT_CASES),
         Suite("conv_norm", _conv_norm_inputs, CONV_NORM_CASES, _conv_norm_submodules),
         Suite("rnn", _rnn_inputs, RNN_CASES, _rnn_submodules),
         Suite("batch_stats", _batch_stats_inputs, BATCH_STATS_CASES, _batch_stats_submodules),

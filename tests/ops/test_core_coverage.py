@@ -40,10 +40,8 @@ EXCLUDED = {
                                              "_native_batch_norm_legit_no_training instead",
 }
 
-NOT_YET = {
+NOT_YET: dict[str, str] = {
     # Core ops not compiled yet, each with what it needs.
-    "aten._fft_r2c.default": "FFT",
-    "aten._fft_c2r.default": "FFT (complex input)",
 }
 
 
