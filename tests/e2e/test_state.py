@@ -108,3 +108,22 @@ def test_refused_mutations(module, pattern, level, tmp_path):
                             text=True)
     assert re.search(pattern, result.stderr + report.stdout + report.stderr), \
         result.stderr + report.stdout + report.stderr
+
+
+def test_cache_position_past_the_cache(tmp_path):
+    """A position past the cache (pos 9 of an 8-slot cache) fails the run with the run-time
+    exit code and a message naming the update, and writes nothing out of bounds."""
+    export("train", tmp_path / "counter.pt2")
+    bundle = tmp_path / "bundle"
+    compile_bundle(tmp_path / "counter.pt2", bundle, "counter")
+    build = build_bundle(bundle, [])
+    x, _ = inputs(0)
+    np.save(tmp_path / "x.npy", x.numpy())
+    np.save(tmp_path / "pos.npy", np.array([9], dtype=np.int64))
+    result = subprocess.run([os.path.join(build, "counter_run"), "--inputs",
+                             str(tmp_path / "x.npy"), str(tmp_path / "pos.npy"), "--outputs",
+                             str(tmp_path / "y.npy")], capture_output=True, text=True)
+    assert result.returncode == 3, (result.returncode, result.stderr)
+    assert re.search(r"index 9 .*(out of range|outside)|out of range.*9", result.stderr), \
+        result.stderr
+    assert not (tmp_path / "y.npy").exists()
