@@ -101,6 +101,8 @@ private:
       return simplifyNeutral(node, 1.0, /*commutative=*/true, "mul-one");
     case OpKind::Div:
       return simplifyNeutral(node, 1.0, /*commutative=*/false, "div-one");
+    case OpKind::Pow:
+      return simplifyPow(node);
     case OpKind::Cast:
       return forwardIfSameType(node, "cast-same-dtype");
     case OpKind::Copy:
@@ -138,6 +140,45 @@ private:
       return rule;
     }
     return std::nullopt;
+  }
+
+  /// pow(x, c) of an f32/f64 x with a `full` exponent c in {1, 2, 3, 0.5, -0.5, -1, -2} -> x,
+  /// x*x, x*x*x, sqrt, rsqrt, reciprocal, reciprocal(x*x): PyTorch's own CPU and CUDA kernels
+  /// take exactly these special cases for a scalar exponent (PowKernel), so the result keeps
+  /// eager's roundings and no element calls the C library's pow. (f16/bf16 are left alone:
+  /// eager computes those in float and rounds once, which separate ops would not.)
+  std::optional<std::string> simplifyPow(Node *node) {
+    const ir::TensorType &type = node->result()->type();
+    Value *x = node->operand(0);
+    std::optional<double> exponent = fullValue(node->operand(1));
+    if (!exponent || x->type() != type ||
+        (type.dtype != ir::DType::F32 && type.dtype != ir::DType::F64))
+      return std::nullopt;
+    // New nodes carry the pow's source line (reports, debug info).
+    auto insert = [&](OpKind op, std::vector<Value *> operands) {
+      Node *inserted = graph_.insertNodeBefore(node, op, std::move(operands), {type});
+      inserted->source() = node->source();
+      return inserted->result();
+    };
+    Value *replacement = nullptr;
+    if (*exponent == 1.0)
+      replacement = x;
+    else if (*exponent == 2.0)
+      replacement = insert(OpKind::Mul, {x, x});
+    else if (*exponent == 3.0)
+      replacement = insert(OpKind::Mul, {insert(OpKind::Mul, {x, x}), x});
+    else if (*exponent == 0.5)
+      replacement = insert(OpKind::Sqrt, {x});
+    else if (*exponent == -0.5)
+      replacement = insert(OpKind::Rsqrt, {x});
+    else if (*exponent == -1.0)
+      replacement = insert(OpKind::Reciprocal, {x});
+    else if (*exponent == -2.0)
+      replacement = insert(OpKind::Reciprocal, {insert(OpKind::Mul, {x, x})});
+    else
+      return std::nullopt;
+    forward(graph_, node, replacement);
+    return "pow-constant";
   }
 
   std::optional<std::string> forwardIfSameType(Node *node, const char *rule) {
