@@ -37,6 +37,9 @@ def report(pt2):
 
 def bundle_row(model, level, iters, out_root):
     folder = os.path.join(GALLERY_DIR, model)
+    if not os.path.isfile(os.path.join(folder, "manifest.json")):
+        return {"missing": f"not exported to {folder} (python3 models/export_zoo.py --gallery "
+                           f"--out {GALLERY_DIR} --only {model})"}
     manifest = json.load(open(os.path.join(folder, "manifest.json")))
     pt2 = os.path.join(folder, manifest["levels"][level]["file"])
     info = report(pt2)
@@ -89,6 +92,9 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     for model in args.models.split(","):
         row = bundle_row(model, args.level, args.iters, args.out)
+        if "missing" in row:
+            print(f"| {model} | {row['missing']} | | | | | | | |", flush=True)
+            continue
         if "refused" in row:
             print(f"| {model} | refused: {', '.join(row['refused'])} | | | | | | | |")
             continue
