@@ -20,7 +20,10 @@ namespace thunderc::codegen {
 namespace fs = std::filesystem;
 namespace {
 
-Expected<std::vector<uint8_t>> weightsFile(const ir::Graph &graph, const WeightSource &weights) {
+/// The writer of weights.bin. Contiguous weights are borrowed, not copied: they live in the
+/// mapped archive or the graph's folded constants until the bundle is written, so the file is
+/// streamed from them; only strided views are copied into contiguous order.
+Expected<WeightsWriter> weightsFile(const ir::Graph &graph, const WeightSource &weights) {
   WeightsWriter writer;
   std::set<std::string> written;
   for (const auto &input : graph.inputs()) {
@@ -30,14 +33,25 @@ Expected<std::vector<uint8_t>> weightsFile(const ir::Graph &graph, const WeightS
     Expected<ir::TensorView> fetched =
         folded ? Expected<ir::TensorView>(folded->view()) : weights(*input);
     TC_ASSIGN_OR_RETURN(ir::TensorView view, std::move(fetched));
-    std::vector<uint8_t> bytes = ir::contiguousCopy(view).bytes;
+    int64_t count = 1;
+    for (int64_t dim : view.shape)
+      count *= dim;
+    const size_t byteSize = static_cast<size_t>(count) * ir::dtypeSize(view.dtype);
     std::string error;
-    if (!writer.add(input->weightName(), static_cast<tc_dtype>(view.dtype), view.shape,
-                    bytes.data(), bytes.size(), &error))
+    bool added = false;
+    if (count == 0 || view.strides == ir::contiguousStrides(view.shape)) {
+      added = writer.addBorrowed(input->weightName(), static_cast<tc_dtype>(view.dtype),
+                                 view.shape, view.data, byteSize, &error);
+    } else {
+      std::vector<uint8_t> bytes = ir::contiguousCopy(view).bytes;
+      added = writer.add(input->weightName(), static_cast<tc_dtype>(view.dtype), view.shape,
+                         bytes.data(), bytes.size(), &error);
+    }
+    if (!added)
       return invalidInput("weight '" + input->weightName() + "': " + error);
     written.insert(input->weightName());
   }
-  return writer.encode();
+  return writer;
 }
 
 std::string readme(const ir::Graph &graph, const BundleOptions &options, bool hasGolden) {
@@ -180,8 +194,7 @@ Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
                    const std::string &outDir) {
   EmitOptions emitOptions{options.name, options.sourceName, options.allowTf32};
   TC_ASSIGN_OR_RETURN(auto files, emitModelSources(graph, emitOptions, backend));
-  TC_ASSIGN_OR_RETURN(std::vector<uint8_t> weightsBytes, weightsFile(graph, weights));
-  files["weights.bin"] = std::string(weightsBytes.begin(), weightsBytes.end());
+  TC_ASSIGN_OR_RETURN(WeightsWriter weightsWriter, weightsFile(graph, weights));
   // The runtime ships whole; of the kernel headers, those the target asks for, flat in kernels/.
   for (size_t i = 0; i < kNumEmbeddedFiles; ++i) {
     std::string path = kEmbeddedFiles[i].path;
@@ -202,7 +215,13 @@ Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
   }
   files["CMakeLists.txt"] = backend.cmakeLists(options, hasGolden);
   files["README.md"] = readme(graph, options, hasGolden) + backend.readmeSection(options);
-  return replaceFolder(files, outDir);
+  FileWriter writeWeights = [&weightsWriter](const std::string &path) -> Status {
+    std::string error;
+    if (!weightsWriter.write(path, &error))
+      return ioError(error);
+    return Status::success();
+  };
+  return replaceFolder(files, outDir, {{"weights.bin", writeWeights}});
 }
 
 } // namespace thunderc::codegen

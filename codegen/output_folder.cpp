@@ -167,7 +167,8 @@ Status checkOutputFolder(const std::string &outDir, const std::string &inputPath
                     "remove it first or give a new folder");
 }
 
-Status replaceFolder(const std::map<std::string, std::string> &files, const std::string &outDir) {
+Status replaceFolder(const std::map<std::string, std::string> &files, const std::string &outDir,
+                     const std::map<std::string, FileWriter> &streamed) {
   if (outDir.empty())
     return usageError("-o needs a folder name, not an empty path");
   fs::path target = fs::absolute(fs::path(outDir)).lexically_normal();
@@ -191,6 +192,11 @@ Status replaceFolder(const std::map<std::string, std::string> &files, const std:
   Status written = writeFile(staging / kBundleMarker, kMarkerText);
   for (auto it = files.begin(); written.ok() && it != files.end(); ++it)
     written = writeFile(staging / it->first, it->second);
+  for (auto it = streamed.begin(); written.ok() && it != streamed.end(); ++it) {
+    fs::path path = staging / it->first;
+    fs::create_directories(path.parent_path(), error);
+    written = it->second(path.string());
+  }
   if (!written.ok()) {
     fs::remove_all(staging, error);
     return written;

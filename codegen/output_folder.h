@@ -3,6 +3,7 @@
 // so the user sees either the old folder or the new one, never a mix and never nothing.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -25,6 +26,10 @@ Status checkOutputFolder(const std::string &outDir, const std::string &inputPath
 /// folders on Linux (renameat2 RENAME_EXCHANGE), a rename when `outDir` is absent, two renames
 /// on file systems without the exchange. Temporary folders left by killed runs (their process
 /// is gone) are removed first. On any error `outDir` is left as it was.
-Status replaceFolder(const std::map<std::string, std::string> &files, const std::string &outDir);
+/// `streamed` files (relative path -> writer) are written by their writer, given the file's
+/// path in the staging folder, so that large ones (weights.bin) never exist whole in memory.
+using FileWriter = std::function<Status(const std::string &path)>;
+Status replaceFolder(const std::map<std::string, std::string> &files, const std::string &outDir,
+                     const std::map<std::string, FileWriter> &streamed = {});
 
 } // namespace thunderc::codegen

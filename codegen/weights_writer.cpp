@@ -35,9 +35,9 @@ bool emitData(const Tensors &tensors, uint64_t dataOffset, Emit emit) {
     uint64_t padding = format::alignUp(position) - position;
     if (padding != 0 && !emit(kZeros, padding))
       return false;
-    if (!tensor.bytes.empty() && !emit(tensor.bytes.data(), tensor.bytes.size()))
+    if (tensor.byteSize != 0 && !emit(tensor.data(), tensor.byteSize))
       return false;
-    position += padding + tensor.bytes.size();
+    position += padding + tensor.byteSize;
   }
   return true;
 }
@@ -47,6 +47,18 @@ bool emitData(const Tensors &tensors, uint64_t dataOffset, Emit emit) {
 bool WeightsWriter::add(const std::string &name, tc_dtype dtype,
                         const std::vector<int64_t> &shape, const void *data, size_t byteSize,
                         std::string *error) {
+  return addTensor(name, dtype, shape, data, byteSize, /*copy=*/true, error);
+}
+
+bool WeightsWriter::addBorrowed(const std::string &name, tc_dtype dtype,
+                                const std::vector<int64_t> &shape, const void *data,
+                                size_t byteSize, std::string *error) {
+  return addTensor(name, dtype, shape, data, byteSize, /*copy=*/false, error);
+}
+
+bool WeightsWriter::addTensor(const std::string &name, tc_dtype dtype,
+                              const std::vector<int64_t> &shape, const void *data,
+                              size_t byteSize, bool copy, std::string *error) {
   std::string context = "weights: tensor '" + name + "': ";
   if (name.empty() || name.find('\0') != std::string::npos)
     return setError(error, context + "name is empty or contains a NUL");
@@ -73,8 +85,10 @@ bool WeightsWriter::add(const std::string &name, tc_dtype dtype,
     return setError(error, context + "the table of names would exceed 4 GiB");
 
   const uint8_t *bytes = static_cast<const uint8_t *>(data);
-  tensors_.push_back({name, dtype, shape, std::vector<uint8_t>(bytes, bytes + byteSize),
-                      crc32(data, byteSize)});
+  Tensor tensor{name, dtype, shape, {}, copy ? nullptr : bytes, byteSize, crc32(data, byteSize)};
+  if (copy)
+    tensor.owned.assign(bytes, bytes + byteSize);
+  tensors_.push_back(std::move(tensor));
   names_.insert(name);
   tableSize_ += entryAndName;
   return true;
@@ -102,7 +116,7 @@ std::vector<uint8_t> WeightsWriter::encodeHeaderAndTable() const {
       entry.shape[d] = tensor.shape[d];
     dataOffset = format::alignUp(dataOffset);
     entry.dataOffset = dataOffset;
-    entry.byteSize = tensor.bytes.size();
+    entry.byteSize = tensor.byteSize;
     entry.dataCrc32 = tensor.crc32;
     format::encodeEntry(entry, table + i * format::kEntrySize);
     std::memcpy(table + nameOffset, tensor.name.c_str(), tensor.name.size() + 1);

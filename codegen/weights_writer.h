@@ -25,6 +25,12 @@ public:
   bool add(const std::string &name, tc_dtype dtype, const std::vector<int64_t> &shape,
            const void *data, size_t byteSize, std::string *error = nullptr);
 
+  /// add without the copy: the writer keeps `data`, which must stay valid and unchanged until
+  /// the writer is done writing (the compiler's weights live in the mapped archive or the
+  /// graph for the whole compile, so the bundle's weights are read once, never copied).
+  bool addBorrowed(const std::string &name, tc_dtype dtype, const std::vector<int64_t> &shape,
+                   const void *data, size_t byteSize, std::string *error = nullptr);
+
   /// The number of tensors added so far.
   size_t size() const { return tensors_.size(); }
 
@@ -41,9 +47,15 @@ private:
     std::string name;
     tc_dtype dtype;
     std::vector<int64_t> shape;
-    std::vector<uint8_t> bytes;
+    std::vector<uint8_t> owned; ///< the copy made by add
+    const uint8_t *borrowed;    ///< addBorrowed's bytes; null for a copy
+    size_t byteSize;
     uint32_t crc32;
+    const uint8_t *data() const { return borrowed != nullptr ? borrowed : owned.data(); }
   };
+
+  bool addTensor(const std::string &name, tc_dtype dtype, const std::vector<int64_t> &shape,
+                 const void *data, size_t byteSize, bool copy, std::string *error);
 
   /// The header and table bytes, with every offset and checksum filled in.
   std::vector<uint8_t> encodeHeaderAndTable() const;
