@@ -156,6 +156,18 @@ TEST_CASE("runtime weights: written file opens and serves every tensor") {
   // Deterministic: streaming write, in-memory encode and a second writer agree byte for byte.
   CHECK(readBytes(path) == writer.encode());
   CHECK(sampleWriter().encode() == writer.encode());
+  // Borrowed tensors (the compiler's weights, streamed from the archive) give the same file,
+  // and so does a copy of a copying writer (its tensors are its own).
+  std::vector<SampleTensor> kept = sampleTensors();
+  WeightsWriter borrowing;
+  for (const SampleTensor &tensor : kept)
+    REQUIRE(borrowing.addBorrowed(tensor.name, tensor.dtype, tensor.shape, tensor.bytes.data(),
+                                  tensor.bytes.size()));
+  CHECK(borrowing.encode() == writer.encode());
+  WeightsWriter copied = sampleWriter();
+  WeightsWriter copy = copied;
+  copied = WeightsWriter();
+  CHECK(copy.encode() == writer.encode());
 
   tc_weights *weights = nullptr;
   tc_error err;
