@@ -108,7 +108,10 @@ int run(int argc, char **argv) {
     return kExitOk;
   }
   if (args.count("version")) {
-    std::cout << "thunderc " << THUNDERC_VERSION << "\n";
+    std::cout << "thunderc " << THUNDERC_VERSION << "\n"
+              << "reads torch.export archives (.pt2) of schema " << frontend::kSupportedSchemaMajor
+              << " (" << frontend::kSchemaTorchReleases << "; tested with torch "
+              << frontend::kTestedTorch << ")\n";
     return kExitOk;
   }
   if (args.count("list-passes")) {

@@ -26,7 +26,6 @@
 namespace thunderc::frontend {
 namespace {
 
-constexpr int64_t kSupportedSchemaMajor = 8;
 constexpr std::string_view kSetGradEnabled = "torch.ops.higher_order.wrap_with_set_grad_enabled";
 constexpr std::string_view kHigherOrderPrefix = "torch.ops.higher_order.";
 
@@ -269,7 +268,8 @@ private:
     TC_ASSIGN_OR_RETURN(int64_t major, jsonInt(*version, "major"));
     if (major != kSupportedSchemaMajor)
       return unsupported("export schema version " + std::to_string(major) +
-                         " (thunderc reads schema 8, written by torch 2.9 to 2.14)");
+                         " (thunderc reads schema " + std::to_string(kSupportedSchemaMajor) +
+                         ", written by " + kSchemaTorchReleases + ")");
     return Status::success();
   }
 

@@ -12,6 +12,12 @@
 
 namespace thunderc::frontend {
 
+/// The torch.export archive schema (major version) the importer reads, and the torch releases
+/// that write it; thunderc is tested against torch 2.13.
+inline constexpr int64_t kSupportedSchemaMajor = 8;
+inline constexpr const char *kSchemaTorchReleases = "torch 2.9 to 2.14";
+inline constexpr const char *kTestedTorch = "2.13";
+
 /// Why one exported node is not compiled (it stays in the graph as an aten_call node).
 struct UnsupportedNode {
   std::string name;   ///< exported node name
