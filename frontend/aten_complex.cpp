@@ -27,7 +27,7 @@ std::string targetOf(const NodeImport &node) {
 }
 
 Expected<Value *> binary(NodeImport &node, OpKind op, Value *a, Value *b) {
-  return inferredTemp(node, op, {a, b});
+  return node.emitInferred(op, {a, b});
 }
 
 /// A tensor of zeros shaped like `like`.
@@ -123,7 +123,7 @@ Status importScaled(NodeImport &node) { return importComponentwise(node, RealOpe
 Expected<Value *> identityView(NodeImport &node, Value *value) {
   AttrMap attrs;
   attrs.set("shape", ir::makeDimsAttr(value->type().shape));
-  return inferredTemp(node, OpKind::Reshape, {value}, std::move(attrs));
+  return node.emitInferred(OpKind::Reshape, {value}, std::move(attrs));
 }
 
 Status importViewAsReal(NodeImport &node) {
@@ -168,8 +168,8 @@ Status importComplexAbs(NodeImport &node) {
   AttrMap sum;
   sum.set("dims", std::vector<int64_t>{self->type().rank() - 1});
   sum.set("keepdim", false);
-  TC_ASSIGN_OR_RETURN(Value * norm, inferredTemp(node, OpKind::Sum, {squares}, std::move(sum)));
-  TC_ASSIGN_OR_RETURN(Value * magnitude, inferredTemp(node, OpKind::Sqrt, {norm}));
+  TC_ASSIGN_OR_RETURN(Value * norm, node.emitInferred(OpKind::Sum, {squares}, std::move(sum)));
+  TC_ASSIGN_OR_RETURN(Value * magnitude, node.emitInferred(OpKind::Sqrt, {norm}));
   return bindRealOutput(node, 0, magnitude);
 }
 
@@ -183,11 +183,11 @@ Status importAngle(NodeImport &node) {
     TC_ASSIGN_OR_RETURN(Value * negative,
                         binary(node, OpKind::Lt, x, node.scalarConstant(0.0, out.dtype)));
     TC_ASSIGN_OR_RETURN(Value * halfTurns,
-                        inferredTemp(node, OpKind::Where,
+                        node.emitInferred(OpKind::Where,
                                      {negative, node.scalarConstant(std::numbers::pi, out.dtype),
                                       node.scalarConstant(0.0, out.dtype)}));
-    TC_ASSIGN_OR_RETURN(Value * nan, inferredTemp(node, OpKind::IsNan, {x}));
-    TC_ASSIGN_OR_RETURN(Value * angle, inferredTemp(node, OpKind::Where, {nan, x, halfTurns}));
+    TC_ASSIGN_OR_RETURN(Value * nan, node.emitInferred(OpKind::IsNan, {x}));
+    TC_ASSIGN_OR_RETURN(Value * angle, node.emitInferred(OpKind::Where, {nan, x, halfTurns}));
     return bindRealOutput(node, 0, angle);
   }
   TC_ASSIGN_OR_RETURN(Value * re, complexComponent(node, self, 0));
@@ -201,7 +201,7 @@ Status importAngle(NodeImport &node) {
 Status importConj(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   if (!isComplexValue(node.state(), self)) {
-    TC_ASSIGN_OR_RETURN(Value * copy, inferredTemp(node, OpKind::Copy, {self}));
+    TC_ASSIGN_OR_RETURN(Value * copy, node.emitInferred(OpKind::Copy, {self}));
     return bindRealOutput(node, 0, copy);
   }
   ir::HostTensor signs{DType::F32, {2}, std::vector<uint8_t>(2 * sizeof(float))};
@@ -214,7 +214,7 @@ Status importConj(NodeImport &node) {
 
 Status importResolveConj(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
-  TC_ASSIGN_OR_RETURN(Value * copy, inferredTemp(node, OpKind::Copy, {self}));
+  TC_ASSIGN_OR_RETURN(Value * copy, node.emitInferred(OpKind::Copy, {self}));
   if (isComplexValue(node.state(), self))
     return bindComplexOutput(node, 0, copy);
   return bindRealOutput(node, 0, copy);
@@ -228,7 +228,7 @@ Status importComplexCast(NodeImport &node) {
   bool complexIn = isComplexValue(node.state(), self);
   if (node.isComplexOutput(0)) {
     if (complexIn) {
-      TC_ASSIGN_OR_RETURN(Value * copy, inferredTemp(node, OpKind::Copy, {self}));
+      TC_ASSIGN_OR_RETURN(Value * copy, node.emitInferred(OpKind::Copy, {self}));
       return bindComplexOutput(node, 0, copy);
     }
     Value *real = node.castTo(self, DType::F32);
@@ -279,7 +279,7 @@ Expected<Value *> productSum(NodeImport &node, Value *a, Value *b, Value *c, Val
   if (second == nullptr)
     return first;
   if (first == nullptr)
-    return plus ? second : inferredTemp(node, OpKind::Neg, {second});
+    return plus ? second : node.emitInferred(OpKind::Neg, {second});
   return binary(node, plus ? OpKind::Add : OpKind::Sub, first, second);
 }
 
@@ -290,10 +290,10 @@ Status bindComplexProduct(NodeImport &node, Value *re, Value *im) {
   AttrMap expand;
   expand.set("shape", ir::makeDimsAttr(out.shape));
   if (!(re->type().shape == out.shape)) {
-    TC_ASSIGN_OR_RETURN(re, inferredTemp(node, OpKind::Expand, {re}, expand));
+    TC_ASSIGN_OR_RETURN(re, node.emitInferred(OpKind::Expand, {re}, expand));
   }
   if (!(im->type().shape == out.shape)) {
-    TC_ASSIGN_OR_RETURN(im, inferredTemp(node, OpKind::Expand, {im}, expand));
+    TC_ASSIGN_OR_RETURN(im, node.emitInferred(OpKind::Expand, {im}, expand));
   }
   TC_ASSIGN_OR_RETURN(Value * pair, makeComplex(node, re, im));
   return bindComplexOutput(node, 0, pair);
@@ -491,31 +491,19 @@ std::string complexOpsSummary() {
          "add/sub/mul/div, and views, copies, concatenation, indexing and sums";
 }
 
-Expected<ir::Value *> inferredTemp(NodeImport &node, ir::OpKind op,
-                                   std::vector<ir::Value *> operands, ir::AttrMap attrs) {
-  std::vector<ir::TensorType> types;
-  for (const Value *operand : operands)
-    types.push_back(operand->type());
-  auto inferred = ir::inferResultTypes(op, types, attrs, {});
-  if (!inferred.ok())
-    return std::move(inferred).error().withContext("node '" + node.name() + "' (" +
-                                                   std::string(ir::opName(op)) + ")");
-  return node.emitTemp(op, std::move(operands), inferred.value().front(), std::move(attrs));
-}
-
 Expected<ir::Value *> complexComponent(NodeImport &node, ir::Value *pair, int part) {
   AttrMap attrs;
   attrs.set("dim", pair->type().rank() - 1);
   attrs.set("index", static_cast<int64_t>(part));
-  return inferredTemp(node, OpKind::Select, {pair}, std::move(attrs));
+  return node.emitInferred(OpKind::Select, {pair}, std::move(attrs));
 }
 
 Expected<ir::Value *> makeComplex(NodeImport &node, ir::Value *real, ir::Value *imaginary) {
   AttrMap last;
   last.set("dim", real->type().rank());
-  TC_ASSIGN_OR_RETURN(Value * re, inferredTemp(node, OpKind::Unsqueeze, {real}, last));
-  TC_ASSIGN_OR_RETURN(Value * im, inferredTemp(node, OpKind::Unsqueeze, {imaginary}, last));
-  TC_ASSIGN_OR_RETURN(Value * pair, inferredTemp(node, OpKind::Concat, {re, im}, last));
+  TC_ASSIGN_OR_RETURN(Value * re, node.emitInferred(OpKind::Unsqueeze, {real}, last));
+  TC_ASSIGN_OR_RETURN(Value * im, node.emitInferred(OpKind::Unsqueeze, {imaginary}, last));
+  TC_ASSIGN_OR_RETURN(Value * pair, node.emitInferred(OpKind::Concat, {re, im}, last));
   node.state().complexValues.insert(pair);
   return pair;
 }

@@ -38,9 +38,6 @@ std::string complexOpsSummary();
 /// A graph constant the importer computes (a DFT matrix, a window): added once per `key` (a
 /// C identifier naming what it holds, also its weight name after "generated."), then shared.
 ir::Value *generatedConstant(NodeImport &node, const std::string &key, ir::HostTensor data);
-/// A helper node whose result type shape inference computes; errors name the node.
-Expected<ir::Value *> inferredTemp(NodeImport &node, ir::OpKind op,
-                                   std::vector<ir::Value *> operands, ir::AttrMap attrs = {});
 /// Component `part` (0 real, 1 imaginary) of a pair: a select of its trailing dim.
 Expected<ir::Value *> complexComponent(NodeImport &node, ir::Value *pair, int part);
 /// The pair of two real tensors of equal shape; marked complex.

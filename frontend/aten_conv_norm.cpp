@@ -25,19 +25,6 @@ using ir::Value;
 
 // ---- emission helpers ----
 
-/// Emits a helper node typed by shape inference.
-Expected<Value *> emitInferred(NodeImport &node, OpKind op, std::vector<Value *> operands,
-                               AttrMap attrs = {}) {
-  std::vector<ir::TensorType> types;
-  for (const Value *operand : operands)
-    types.push_back(operand->type());
-  Expected<std::vector<ir::TensorType>> results = ir::inferResultTypes(op, types, attrs, {});
-  if (!results.ok())
-    return std::move(results).error().withContext("node '" + node.name() + "' (" +
-                                                  std::string(ir::opName(op)) + ")");
-  return node.emitTemp(op, std::move(operands), results.value()[0], std::move(attrs));
-}
-
 /// Makes `value`, a helper this import emitted, the exported output `index`: it takes the
 /// output's name. Its type must be the one the exporter recorded.
 Status bindResult(NodeImport &node, int index, Value *value) {
@@ -66,19 +53,19 @@ Status bindOnlyResult(NodeImport &node, Value *value) {
 Expected<Value *> unsqueeze(NodeImport &node, Value *value, int64_t dim) {
   AttrMap attrs;
   attrs.set("dim", dim);
-  return emitInferred(node, OpKind::Unsqueeze, {value}, std::move(attrs));
+  return node.emitInferred(OpKind::Unsqueeze, {value}, std::move(attrs));
 }
 
 Expected<Value *> squeeze(NodeImport &node, Value *value, std::vector<int64_t> dims) {
   AttrMap attrs;
   attrs.set("dims", std::move(dims));
-  return emitInferred(node, OpKind::Squeeze, {value}, std::move(attrs));
+  return node.emitInferred(OpKind::Squeeze, {value}, std::move(attrs));
 }
 
 Expected<Value *> reshape(NodeImport &node, Value *value, const ir::Shape &shape) {
   AttrMap attrs;
   attrs.set("shape", ir::makeDimsAttr(shape));
-  return emitInferred(node, OpKind::Reshape, {value}, std::move(attrs));
+  return node.emitInferred(OpKind::Reshape, {value}, std::move(attrs));
 }
 
 /// A reduction over `dims` (empty: all dims).
@@ -87,15 +74,15 @@ Expected<Value *> reduce(NodeImport &node, OpKind op, Value *value, std::vector<
   AttrMap attrs;
   attrs.set("dims", std::move(dims));
   attrs.set("keepdim", keepdim);
-  return emitInferred(node, op, {value}, std::move(attrs));
+  return node.emitInferred(op, {value}, std::move(attrs));
 }
 
 Expected<Value *> binary(NodeImport &node, OpKind op, Value *a, Value *b) {
-  return emitInferred(node, op, {a, b});
+  return node.emitInferred(op, {a, b});
 }
 
 Expected<Value *> unary(NodeImport &node, OpKind op, Value *a) {
-  return emitInferred(node, op, {a});
+  return node.emitInferred(op, {a});
 }
 
 /// [C, 1, ..., 1] with `trailing` ones: a per-channel parameter broadcast over NC... inputs.
@@ -152,7 +139,7 @@ Expected<std::vector<int64_t>> spatialList(NodeImport &node, std::string_view ar
 Expected<Value *> permute(NodeImport &node, Value *value, std::vector<int64_t> dims) {
   AttrMap attrs;
   attrs.set("dims", std::move(dims));
-  return emitInferred(node, OpKind::Permute, {value}, std::move(attrs));
+  return node.emitInferred(OpKind::Permute, {value}, std::move(attrs));
 }
 
 /// x with `before` / `after` zeros added (negative: cropped) along `dim`.
@@ -167,7 +154,7 @@ Expected<Value *> padDim(NodeImport &node, Value *x, int64_t dim, int64_t before
   attrs.set("mode", std::string("constant"));
   attrs.set("pads", std::move(pads));
   attrs.set("value", 0.0);
-  return emitInferred(node, OpKind::Pad, {x}, std::move(attrs));
+  return node.emitInferred(OpKind::Pad, {x}, std::move(attrs));
 }
 
 /// The static size of dim `dim` of `value`; a symbolic one is refused, naming `what`.
@@ -213,7 +200,7 @@ Expected<Value *> conv3dAs2d(NodeImport &node, Value *x, Value *weight, Value *b
     slice.set("end", ir::makeDimAttr(ir::Dim(kd * dilation + (outDepth - 1) * stride + 1)));
     slice.set("start", kd * dilation);
     slice.set("step", stride);
-    TC_ASSIGN_OR_RETURN(Value * tap, emitInferred(node, OpKind::Slice, {padded}, std::move(slice)));
+    TC_ASSIGN_OR_RETURN(Value * tap, node.emitInferred(OpKind::Slice, {padded}, std::move(slice)));
     TC_ASSIGN_OR_RETURN(tap, unsqueeze(node, tap, 2));
     planes.push_back(tap);
   }
@@ -221,7 +208,7 @@ Expected<Value *> conv3dAs2d(NodeImport &node, Value *x, Value *weight, Value *b
   if (planes.size() > 1) {
     AttrMap concat;
     concat.set("dim", int64_t{2});
-    TC_ASSIGN_OR_RETURN(stacked, emitInferred(node, OpKind::Concat, planes, std::move(concat)));
+    TC_ASSIGN_OR_RETURN(stacked, node.emitInferred(OpKind::Concat, planes, std::move(concat)));
   }
   // [N, C, kD, OD, H, W] -> [N, OD, C, kD, H, W] -> [N * OD, C * kD, H, W].
   TC_ASSIGN_OR_RETURN(Value * images, permute(node, stacked, {0, 3, 1, 2, 4, 5}));
@@ -242,7 +229,7 @@ Expected<Value *> conv3dAs2d(NodeImport &node, Value *x, Value *weight, Value *b
   attrs.set("groups", args.groups);
   attrs.set("padding", std::vector<int64_t>{args.padding[1], args.padding[2]});
   attrs.set("stride", std::vector<int64_t>{args.stride[1], args.stride[2]});
-  TC_ASSIGN_OR_RETURN(Value * y, emitInferred(node, OpKind::Conv2d, operands, std::move(attrs)));
+  TC_ASSIGN_OR_RETURN(Value * y, node.emitInferred(OpKind::Conv2d, operands, std::move(attrs)));
   const ir::Shape &ys = y->type().shape;
   TC_ASSIGN_OR_RETURN(y, reshape(node, y, {xs[0], ir::Dim(outDepth), ys[1], ys[2], ys[3]}));
   return permute(node, y, {0, 2, 1, 3, 4});
@@ -295,7 +282,7 @@ Expected<Value *> convTranspose3dAs2d(NodeImport &node, Value *x, Value *weight,
   attrs.set("output_padding", std::vector<int64_t>{args.outputPadding[1], args.outputPadding[2]});
   attrs.set("padding", std::vector<int64_t>{args.padding[1], args.padding[2]});
   attrs.set("stride", std::vector<int64_t>{args.stride[1], args.stride[2]});
-  TC_ASSIGN_OR_RETURN(Value * planes, emitInferred(node, OpKind::ConvTranspose2d, {images, kernel},
+  TC_ASSIGN_OR_RETURN(Value * planes, node.emitInferred(OpKind::ConvTranspose2d, {images, kernel},
                                                    std::move(attrs)));
   const ir::Shape &ps = planes->type().shape;
   if (!ps[1].isStatic() || ps[1].value() % taps != 0)
@@ -311,7 +298,7 @@ Expected<Value *> convTranspose3dAs2d(NodeImport &node, Value *x, Value *weight,
     select.set("dim", int64_t{3});
     select.set("index", kd);
     TC_ASSIGN_OR_RETURN(Value * tap,
-                        emitInferred(node, OpKind::Select, {planes}, std::move(select)));
+                        node.emitInferred(OpKind::Select, {planes}, std::move(select)));
     if (stride > 1) { // [N, D, O, ..] -> [N, D * stride, O, ..], input depth id at id * stride
       TC_ASSIGN_OR_RETURN(tap, unsqueeze(node, tap, 2));
       TC_ASSIGN_OR_RETURN(tap, padDim(node, tap, 2, 0, stride - 1));
@@ -382,9 +369,9 @@ Status emitConvolution(NodeImport &node, ConvArgs args) {
       attrs.set("output_padding", args.outputPadding);
     attrs.set("padding", args.padding);
     attrs.set("stride", args.stride);
-    TC_ASSIGN_OR_RETURN(y, emitInferred(node,
-                                        args.transposed ? OpKind::ConvTranspose2d : OpKind::Conv2d,
-                                        operands, std::move(attrs)));
+    TC_ASSIGN_OR_RETURN(y, node.emitInferred(args.transposed ? OpKind::ConvTranspose2d
+                                                             : OpKind::Conv2d,
+                                             operands, std::move(attrs)));
   }
   for (size_t i = 0; i < args.trimFront.size(); ++i) {
     if (args.trimFront[i] == 0)
@@ -395,7 +382,7 @@ Status emitConvolution(NodeImport &node, ConvArgs args) {
     slice.set("end", ir::makeDimAttr(y->type().shape[2 + i]));
     slice.set("start", args.trimFront[i]);
     slice.set("step", int64_t{1});
-    TC_ASSIGN_OR_RETURN(y, emitInferred(node, OpKind::Slice, {y}, std::move(slice)));
+    TC_ASSIGN_OR_RETURN(y, node.emitInferred(OpKind::Slice, {y}, std::move(slice)));
   }
   if (!squeezed.empty()) {
     TC_ASSIGN_OR_RETURN(y, squeeze(node, y, squeezed));
@@ -498,7 +485,7 @@ Status emitGroupNorm(NodeImport &node, Value *x, Value *weight, Value *bias, int
   varAttrs.set("correction", 0.0);
   varAttrs.set("dims", std::vector<int64_t>{2});
   varAttrs.set("keepdim", true);
-  TC_ASSIGN_OR_RETURN(Value * var, emitInferred(node, OpKind::Var, {rows}, std::move(varAttrs)));
+  TC_ASSIGN_OR_RETURN(Value * var, node.emitInferred(OpKind::Var, {rows}, std::move(varAttrs)));
   TC_ASSIGN_OR_RETURN(Value * shifted,
                       binary(node, OpKind::Add, var, node.scalarConstant(eps, compute)));
   TC_ASSIGN_OR_RETURN(Value * rstd, unary(node, OpKind::Rsqrt, shifted));
@@ -574,7 +561,7 @@ Status importInstanceNorm(NodeImport &node) {
     operands.push_back(bias);
   AttrMap attrs;
   attrs.set("eps", eps);
-  TC_ASSIGN_OR_RETURN(Value * y, emitInferred(node, OpKind::BatchNorm, operands, std::move(attrs)));
+  TC_ASSIGN_OR_RETURN(Value * y, node.emitInferred(OpKind::BatchNorm, operands, std::move(attrs)));
   return bindOnlyResult(node, y);
 }
 
@@ -601,7 +588,7 @@ Status importBatchStatsNorm(NodeImport &node) {
   varAttrs.set("correction", 0.0);
   varAttrs.set("dims", dims);
   varAttrs.set("keepdim", true);
-  TC_ASSIGN_OR_RETURN(Value * var, emitInferred(node, OpKind::Var, {x}, std::move(varAttrs)));
+  TC_ASSIGN_OR_RETURN(Value * var, node.emitInferred(OpKind::Var, {x}, std::move(varAttrs)));
   TC_ASSIGN_OR_RETURN(Value * shifted,
                       binary(node, OpKind::Add, var, node.scalarConstant(eps, compute)));
   TC_ASSIGN_OR_RETURN(Value * rstd, unary(node, OpKind::Rsqrt, shifted));

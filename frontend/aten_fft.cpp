@@ -135,7 +135,7 @@ ir::HostTensor dftMatrix(const DimTransform &transform, int64_t size) {
 Expected<Value *> reshapeTo(NodeImport &node, Value *value, const ir::Shape &shape) {
   AttrMap attrs;
   attrs.set("shape", ir::makeDimsAttr(shape));
-  return inferredTemp(node, OpKind::Reshape, {value}, std::move(attrs));
+  return node.emitInferred(OpKind::Reshape, {value}, std::move(attrs));
 }
 
 Expected<Value *> permuteTo(NodeImport &node, Value *value, std::vector<int64_t> dims) {
@@ -146,7 +146,7 @@ Expected<Value *> permuteTo(NodeImport &node, Value *value, std::vector<int64_t>
     return value;
   AttrMap attrs;
   attrs.set("dims", std::move(dims));
-  return inferredTemp(node, OpKind::Permute, {value}, std::move(attrs));
+  return node.emitInferred(OpKind::Permute, {value}, std::move(attrs));
 }
 
 /// Applies one DFT to `x` (a real tensor, or a pair for the complex-input kinds).
@@ -196,7 +196,7 @@ Expected<Value *> applyDft(NodeImport &node, Value *x, const DimTransform &trans
                     std::to_string(transform.outputs) + (transform.inverse ? "_inverse" : "") +
                     "_norm" + std::to_string(static_cast<int>(transform.normalization));
   Value *matrix = generatedConstant(node, key, dftMatrix(transform, size));
-  TC_ASSIGN_OR_RETURN(Value * product, inferredTemp(node, OpKind::Matmul, {rowsValue, matrix}));
+  TC_ASSIGN_OR_RETURN(Value * product, node.emitInferred(OpKind::Matmul, {rowsValue, matrix}));
   // 3. Pairs again, and the dim back in place.
   if (complexOut) {
     ir::Shape pairs = leading;
@@ -556,7 +556,7 @@ Expected<Value *> unfoldValue(NodeImport &node, Value *x, int64_t dim, int64_t s
   AttrMap select;
   select.set("dim", dim);
   TC_ASSIGN_OR_RETURN(Value * gathered,
-                      inferredTemp(node, OpKind::IndexSelect, {x, indices}, std::move(select)));
+                      node.emitInferred(OpKind::IndexSelect, {x, indices}, std::move(select)));
   ir::Shape split = gathered->type().shape;
   split[static_cast<size_t>(dim)] = ir::Dim(windows);
   split.insert(split.begin() + dim + 1, ir::Dim(size));
@@ -618,7 +618,7 @@ Status importHannWindow(NodeImport &node) {
       node, "hann_window_" + std::to_string(length) + (periodic ? "_periodic" : "_symmetric"),
       floatVector(window));
   TC_ASSIGN_OR_RETURN(Value * copy,
-                      inferredTemp(node, OpKind::Copy, {node.castTo(constant, out.dtype)}));
+                      node.emitInferred(OpKind::Copy, {node.castTo(constant, out.dtype)}));
   return bindRealOutput(node, 0, copy);
 }
 
@@ -663,7 +663,7 @@ Status importStft(NodeImport &node) {
       attrs.set("mode", padMode.value_or("reflect"));
       attrs.set("pads", pads);
       attrs.set("value", 0.0);
-      TC_ASSIGN_OR_RETURN(signal, inferredTemp(node, OpKind::Pad, {signal}, std::move(attrs)));
+      TC_ASSIGN_OR_RETURN(signal, node.emitInferred(OpKind::Pad, {signal}, std::move(attrs)));
     }
   }
   // Frames [.., frames, n_fft], windowed (a window shorter than n_fft is centered in zeros).
@@ -684,9 +684,9 @@ Status importStft(NodeImport &node) {
       attrs.set("mode", std::string("constant"));
       attrs.set("pads", std::vector<int64_t>{left, nFft - winLength - left});
       attrs.set("value", 0.0);
-      TC_ASSIGN_OR_RETURN(window, inferredTemp(node, OpKind::Pad, {window}, std::move(attrs)));
+      TC_ASSIGN_OR_RETURN(window, node.emitInferred(OpKind::Pad, {window}, std::move(attrs)));
     }
-    TC_ASSIGN_OR_RETURN(frames, inferredTemp(node, OpKind::Mul, {frames, window}));
+    TC_ASSIGN_OR_RETURN(frames, node.emitInferred(OpKind::Mul, {frames, window}));
   }
   bool oneSided = onesided.value_or(true);
   TC_ASSIGN_OR_RETURN(Signal spectrum,

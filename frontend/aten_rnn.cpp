@@ -61,25 +61,12 @@ std::string shortNumber(double value) {
 
 // ---- emission helpers ----
 
-/// Emits a helper node typed by shape inference.
-Expected<Value *> emitInferred(NodeImport &node, OpKind op, std::vector<Value *> operands,
-                               AttrMap attrs = {}) {
-  std::vector<ir::TensorType> types;
-  for (const Value *operand : operands)
-    types.push_back(operand->type());
-  Expected<std::vector<ir::TensorType>> results = ir::inferResultTypes(op, types, attrs, {});
-  if (!results.ok())
-    return std::move(results).error().withContext("node '" + node.name() + "' (" +
-                                                  std::string(ir::opName(op)) + ")");
-  return node.emitTemp(op, std::move(operands), results.value()[0], std::move(attrs));
-}
-
 Expected<Value *> binary(NodeImport &node, OpKind op, Value *a, Value *b) {
-  return emitInferred(node, op, {a, b});
+  return node.emitInferred(op, {a, b});
 }
 
 Expected<Value *> unary(NodeImport &node, OpKind op, Value *a) {
-  return emitInferred(node, op, {a});
+  return node.emitInferred(op, {a});
 }
 
 /// x @ weight^T (+ bias).
@@ -87,26 +74,26 @@ Expected<Value *> linear(NodeImport &node, Value *x, Value *weight, Value *bias)
   std::vector<Value *> operands{x, weight};
   if (bias)
     operands.push_back(bias);
-  return emitInferred(node, OpKind::Linear, std::move(operands));
+  return node.emitInferred(OpKind::Linear, std::move(operands));
 }
 
 Expected<Value *> select(NodeImport &node, Value *x, int64_t dim, int64_t index) {
   AttrMap attrs;
   attrs.set("dim", dim);
   attrs.set("index", index);
-  return emitInferred(node, OpKind::Select, {x}, std::move(attrs));
+  return node.emitInferred(OpKind::Select, {x}, std::move(attrs));
 }
 
 Expected<Value *> unsqueeze(NodeImport &node, Value *x, int64_t dim) {
   AttrMap attrs;
   attrs.set("dim", dim);
-  return emitInferred(node, OpKind::Unsqueeze, {x}, std::move(attrs));
+  return node.emitInferred(OpKind::Unsqueeze, {x}, std::move(attrs));
 }
 
 Expected<Value *> permute(NodeImport &node, Value *x, std::vector<int64_t> dims) {
   AttrMap attrs;
   attrs.set("dims", std::move(dims));
-  return emitInferred(node, OpKind::Permute, {x}, std::move(attrs));
+  return node.emitInferred(OpKind::Permute, {x}, std::move(attrs));
 }
 
 Expected<Value *> concat(NodeImport &node, std::vector<Value *> parts, int64_t dim) {
@@ -114,7 +101,7 @@ Expected<Value *> concat(NodeImport &node, std::vector<Value *> parts, int64_t d
     return parts[0];
   AttrMap attrs;
   attrs.set("dim", dim);
-  return emitInferred(node, OpKind::Concat, std::move(parts), std::move(attrs));
+  return node.emitInferred(OpKind::Concat, std::move(parts), std::move(attrs));
 }
 
 /// `values` (same shape) stacked along a new leading dim.
@@ -134,7 +121,7 @@ Expected<Value *> gate(NodeImport &node, Value *gates, int64_t index, int64_t si
   attrs.set("end", ir::makeDimAttr(ir::Dim((index + 1) * size)));
   attrs.set("start", index * size);
   attrs.set("step", int64_t{1});
-  return emitInferred(node, OpKind::Slice, {gates}, std::move(attrs));
+  return node.emitInferred(OpKind::Slice, {gates}, std::move(attrs));
 }
 
 /// Makes `value` the exported output `index`; its type must be the one the exporter recorded.

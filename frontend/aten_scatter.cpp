@@ -16,19 +16,6 @@ using ir::DType;
 using ir::OpKind;
 using ir::Value;
 
-/// A helper node whose result type shape inference computes.
-Expected<Value *> temp(NodeImport &node, OpKind op, std::vector<Value *> operands,
-                       AttrMap attrs = {}) {
-  std::vector<ir::TensorType> types;
-  for (const Value *operand : operands)
-    types.push_back(operand->type());
-  auto inferred = ir::inferResultTypes(op, types, attrs, {});
-  if (!inferred.ok())
-    return std::move(inferred).error().withContext("node '" + node.name() + "' (" +
-                                                   std::string(ir::opName(op)) + ")");
-  return node.emitTemp(op, std::move(operands), inferred.value().front(), std::move(attrs));
-}
-
 /// Binds the node's output to `value`, which must have the exported type.
 Status finish(NodeImport &node, Value *value) {
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
@@ -53,7 +40,7 @@ Expected<Value *> reshape(NodeImport &node, Value *x, const std::vector<ir::Dim>
     return x;
   AttrMap attrs;
   attrs.set("shape", ir::makeDimsAttr(shape));
-  return temp(node, OpKind::Reshape, {x}, std::move(attrs));
+  return node.emitInferred(OpKind::Reshape, {x}, std::move(attrs));
 }
 
 Expected<Value *> expand(NodeImport &node, Value *x, const std::vector<ir::Dim> &shape) {
@@ -61,7 +48,7 @@ Expected<Value *> expand(NodeImport &node, Value *x, const std::vector<ir::Dim> 
     return x;
   AttrMap attrs;
   attrs.set("shape", ir::makeDimsAttr(shape));
-  return temp(node, OpKind::Expand, {x}, std::move(attrs));
+  return node.emitInferred(OpKind::Expand, {x}, std::move(attrs));
 }
 
 Expected<Value *> permute(NodeImport &node, Value *x, const std::vector<int64_t> &dims) {
@@ -71,7 +58,7 @@ Expected<Value *> permute(NodeImport &node, Value *x, const std::vector<int64_t>
     return x;
   AttrMap attrs;
   attrs.set("dims", dims);
-  return temp(node, OpKind::Permute, {x}, std::move(attrs));
+  return node.emitInferred(OpKind::Permute, {x}, std::move(attrs));
 }
 
 Expected<Value *> slice(NodeImport &node, Value *x, int64_t dim, int64_t start,
@@ -81,7 +68,7 @@ Expected<Value *> slice(NodeImport &node, Value *x, int64_t dim, int64_t start,
   attrs.set("end", ir::makeDimAttr(end));
   attrs.set("start", start);
   attrs.set("step", int64_t{1});
-  return temp(node, OpKind::Slice, {x}, std::move(attrs));
+  return node.emitInferred(OpKind::Slice, {x}, std::move(attrs));
 }
 
 Expected<Value *> sliceScatter(NodeImport &node, Value *x, Value *src, int64_t dim,
@@ -91,11 +78,11 @@ Expected<Value *> sliceScatter(NodeImport &node, Value *x, Value *src, int64_t d
   attrs.set("end", ir::makeDimAttr(end));
   attrs.set("start", start);
   attrs.set("step", step);
-  return temp(node, OpKind::SliceScatter, {x, src}, std::move(attrs));
+  return node.emitInferred(OpKind::SliceScatter, {x, src}, std::move(attrs));
 }
 
 Expected<Value *> binary(NodeImport &node, OpKind op, Value *a, Value *b) {
-  return temp(node, op, {a, b});
+  return node.emitInferred(op, {a, b});
 }
 
 /// Start and end of a slice of `size` clamped like Python slicing (as the slice import does).
@@ -230,7 +217,7 @@ Status importStack(NodeImport &node) {
     AttrMap attrs;
     attrs.set("dim", dim);
     TC_ASSIGN_OR_RETURN(Value * part,
-                        temp(node, OpKind::Unsqueeze, {node.castTo(tensor, out.dtype)}, attrs));
+                        node.emitInferred(OpKind::Unsqueeze, {node.castTo(tensor, out.dtype)}, attrs));
     parts.push_back(part);
   }
   AttrMap attrs;
@@ -268,7 +255,7 @@ Status importRoll(NodeImport &node) {
     TC_ASSIGN_OR_RETURN(Value * head, slice(node, x, dim, 0, ir::Dim(n - shift)));
     AttrMap attrs;
     attrs.set("dim", dim);
-    TC_ASSIGN_OR_RETURN(x, temp(node, OpKind::Concat, {tail, head}, std::move(attrs)));
+    TC_ASSIGN_OR_RETURN(x, node.emitInferred(OpKind::Concat, {tail, head}, std::move(attrs)));
   }
   TC_ASSIGN_OR_RETURN(x, reshape(node, x, self->type().shape));
   if (x == self) {
@@ -318,7 +305,7 @@ Status importSelectScatter(NodeImport &node) {
                         " in node '" + node.name() + "'");
   AttrMap attrs;
   attrs.set("dim", dim);
-  TC_ASSIGN_OR_RETURN(Value * row, temp(node, OpKind::Unsqueeze,
+  TC_ASSIGN_OR_RETURN(Value * row, node.emitInferred(OpKind::Unsqueeze,
                                         {node.castTo(src, self->type().dtype)}, attrs));
   TC_ASSIGN_OR_RETURN(Value * result,
                       sliceScatter(node, self, row, dim, index, ir::Dim(index + 1), 1));
@@ -354,7 +341,7 @@ Expected<Value *> scatterInto(NodeImport &node, Value *self, int64_t dim, Value 
   attrs.set("include_self", includeSelf);
   attrs.set("reduce", reduce);
   TC_ASSIGN_OR_RETURN(Value * result,
-                      temp(node, OpKind::Scatter, {chain.back(), index, src}, std::move(attrs)));
+                      node.emitInferred(OpKind::Scatter, {chain.back(), index, src}, std::move(attrs)));
   for (size_t k = slicedDims.size(); k-- > 0;) {
     const ir::Dim &end = index->type().shape[static_cast<size_t>(slicedDims[k])];
     TC_ASSIGN_OR_RETURN(result,
@@ -460,7 +447,7 @@ Status importScatter(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(counts, scatterInto(node, counts, dim, index, ones, "sum", true));
   TC_ASSIGN_OR_RETURN(Value * empty,
                       binary(node, OpKind::Eq, counts, node.scalarConstant(0.0, dtype)));
-  TC_ASSIGN_OR_RETURN(counts, temp(node, OpKind::Where,
+  TC_ASSIGN_OR_RETURN(counts, node.emitInferred(OpKind::Where,
                                    {empty, node.scalarConstant(1.0, dtype), counts}));
   OpKind divide = ir::isFloatingPoint(dtype) ? OpKind::Div : OpKind::FloorDivide;
   TC_ASSIGN_OR_RETURN(Value * mean, binary(node, divide, sum, counts));
@@ -477,21 +464,21 @@ Expected<Value *> maskedScatter(NodeImport &node, Value *self, Value *mask, Valu
   ir::Dim numel = product(shape);
   ir::Dim sourceCount = product(source->type().shape);
   if (sourceCount == ir::Dim(0)) // nothing to take: every mask element must be false
-    return temp(node, OpKind::Copy, {self});
+    return node.emitInferred(OpKind::Copy, {self});
   TC_ASSIGN_OR_RETURN(Value * flat, reshape(node, full, {numel}));
   AttrMap along;
   along.set("dim", int64_t{0});
-  TC_ASSIGN_OR_RETURN(Value * taken, temp(node, OpKind::Cumsum, {flat}, along));
+  TC_ASSIGN_OR_RETURN(Value * taken, node.emitInferred(OpKind::Cumsum, {flat}, along));
   TC_ASSIGN_OR_RETURN(taken, binary(node, OpKind::Sub, taken,
                                     node.scalarConstant(1.0, DType::I64)));
   AttrMap atLeastZero;
   atLeastZero.set("min", 0.0);
-  TC_ASSIGN_OR_RETURN(taken, temp(node, OpKind::Clamp, {taken}, atLeastZero));
+  TC_ASSIGN_OR_RETURN(taken, node.emitInferred(OpKind::Clamp, {taken}, atLeastZero));
   TC_ASSIGN_OR_RETURN(Value * values,
                       reshape(node, node.castTo(source, self->type().dtype), {sourceCount}));
-  TC_ASSIGN_OR_RETURN(Value * picked, temp(node, OpKind::IndexSelect, {values, taken}, along));
+  TC_ASSIGN_OR_RETURN(Value * picked, node.emitInferred(OpKind::IndexSelect, {values, taken}, along));
   TC_ASSIGN_OR_RETURN(picked, reshape(node, picked, shape));
-  return temp(node, OpKind::Where, {full, picked, self});
+  return node.emitInferred(OpKind::Where, {full, picked, self});
 }
 
 /// index_put with one bool mask at dims [lead, lead + mask rank) (after `lead` None entries).
@@ -525,9 +512,9 @@ Expected<Value *> indexPutMask(NodeImport &node, Value *self, size_t lead, Value
                               valueShape.end());
     TC_ASSIGN_OR_RETURN(Value * broadcast, reshape(node, values, kept));
     if (!accumulate)
-      return temp(node, OpKind::Where, {where, broadcast, self});
+      return node.emitInferred(OpKind::Where, {where, broadcast, self});
     TC_ASSIGN_OR_RETURN(Value * added,
-                        temp(node, OpKind::Where, {where, broadcast,
+                        node.emitInferred(OpKind::Where, {where, broadcast,
                                                    node.scalarConstant(0.0, self->type().dtype)}));
     return binary(node, OpKind::Add, self, added);
   }
@@ -550,7 +537,7 @@ Expected<Value *> wrapNegative(NodeImport &node, Value *index, const ir::Dim &ex
   TC_ASSIGN_OR_RETURN(Value * wrapped, binary(node, OpKind::Add, index, size));
   TC_ASSIGN_OR_RETURN(Value * low, binary(node, OpKind::Ge, wrapped, zero));
   TC_ASSIGN_OR_RETURN(Value * wraps, binary(node, OpKind::LogicalAnd, negative, low));
-  return temp(node, OpKind::Where, {wraps, wrapped, index});
+  return node.emitInferred(OpKind::Where, {wraps, wrapped, index});
 }
 
 } // namespace
@@ -660,7 +647,7 @@ Status importIndexPut(NodeImport &node) {
       TC_ASSIGN_OR_RETURN(Value * wrapped,
                           binary(node, OpKind::Add, index,
                                  node.scalarConstant(static_cast<double>(extent), DType::I64)));
-      TC_ASSIGN_OR_RETURN(index, temp(node, OpKind::Where, {wraps, wrapped, index}));
+      TC_ASSIGN_OR_RETURN(index, node.emitInferred(OpKind::Where, {wraps, wrapped, index}));
       if (positions.size() > 1) {
         TC_ASSIGN_OR_RETURN(Value * atLeastZero, binary(node, OpKind::Ge, index, zero));
         TC_ASSIGN_OR_RETURN(Value * belowExtent,
@@ -687,7 +674,7 @@ Status importIndexPut(NodeImport &node) {
       stride *= extent;
     }
     if (valid != nullptr) {
-      TC_ASSIGN_OR_RETURN(rows, temp(node, OpKind::Where,
+      TC_ASSIGN_OR_RETURN(rows, node.emitInferred(OpKind::Where,
                                      {valid, rows, node.scalarConstant(-1.0, DType::I64)}));
     }
     TC_ASSIGN_OR_RETURN(rows, reshape(node, rows, {count, ir::Dim(1)}));

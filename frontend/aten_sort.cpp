@@ -14,18 +14,6 @@ using ir::DType;
 using ir::OpKind;
 using ir::Value;
 
-/// A helper node whose result type shape inference derives from the operands.
-Expected<Value *> emitInferred(NodeImport &node, OpKind op, std::vector<Value *> operands,
-                               AttrMap attrs = {}) {
-  std::vector<ir::TensorType> types;
-  for (const Value *operand : operands)
-    types.push_back(operand->type());
-  Expected<std::vector<ir::TensorType>> results = ir::inferResultTypes(op, types, attrs, {});
-  if (!results.ok())
-    return std::move(results).error().withContext("node '" + node.name() + "'");
-  return node.emitTemp(op, std::move(operands), results.value().front(), std::move(attrs));
-}
-
 /// The sort op's (values, indices) of self along `dim` (already normalized).
 std::vector<Value *> emitSortOp(NodeImport &node, Value *self, int64_t dim, bool descending) {
   AttrMap attrs;
@@ -128,7 +116,7 @@ Status importKthvalue(NodeImport &node) {
       if (!keepdim) {
         AttrMap attrs;
         attrs.set("dims", std::vector<int64_t>{dim});
-        TC_ASSIGN_OR_RETURN(result, emitInferred(node, OpKind::Squeeze, {result}, std::move(attrs)));
+        TC_ASSIGN_OR_RETURN(result, node.emitInferred(OpKind::Squeeze, {result}, std::move(attrs)));
       }
     }
     bindNamed(node, i, result);
@@ -176,7 +164,7 @@ Expected<Value *> reduceLast(NodeImport &node, OpKind op, Value *x) {
   AttrMap attrs;
   attrs.set("dims", std::vector<int64_t>{x->type().rank() - 1});
   attrs.set("keepdim", false);
-  return emitInferred(node, op, {x}, std::move(attrs));
+  return node.emitInferred(op, {x}, std::move(attrs));
 }
 
 /// ||a[.., i, :] - b[.., j, :]||_p for a [.., P, M] and b [.., R, M]: the differences over
@@ -186,41 +174,41 @@ Expected<Value *> directDistance(NodeImport &node, Value *a, Value *b, double p)
   DType dtype = a->type().dtype;
   AttrMap rows;
   rows.set("dim", a->type().rank() - 1); // [.., P, 1, M]
-  TC_ASSIGN_OR_RETURN(Value * left, emitInferred(node, OpKind::Unsqueeze, {a}, rows));
+  TC_ASSIGN_OR_RETURN(Value * left, node.emitInferred(OpKind::Unsqueeze, {a}, rows));
   AttrMap columns;
   columns.set("dim", b->type().rank() - 2); // [.., 1, R, M]
-  TC_ASSIGN_OR_RETURN(Value * right, emitInferred(node, OpKind::Unsqueeze, {b}, columns));
-  TC_ASSIGN_OR_RETURN(Value * diff, emitInferred(node, OpKind::Sub, {left, right}));
+  TC_ASSIGN_OR_RETURN(Value * right, node.emitInferred(OpKind::Unsqueeze, {b}, columns));
+  TC_ASSIGN_OR_RETURN(Value * diff, node.emitInferred(OpKind::Sub, {left, right}));
   if (p == 0) {
     TC_ASSIGN_OR_RETURN(Value * nonzero,
-                        emitInferred(node, OpKind::Ne, {diff, node.scalarConstant(0, dtype)}));
+                        node.emitInferred(OpKind::Ne, {diff, node.scalarConstant(0, dtype)}));
     return reduceLast(node, OpKind::Sum, node.castTo(nonzero, dtype));
   }
   if (p == 2) {
-    TC_ASSIGN_OR_RETURN(Value * square, emitInferred(node, OpKind::Mul, {diff, diff}));
+    TC_ASSIGN_OR_RETURN(Value * square, node.emitInferred(OpKind::Mul, {diff, diff}));
     TC_ASSIGN_OR_RETURN(Value * sum, reduceLast(node, OpKind::Sum, square));
-    return emitInferred(node, OpKind::Sqrt, {sum});
+    return node.emitInferred(OpKind::Sqrt, {sum});
   }
-  TC_ASSIGN_OR_RETURN(Value * magnitude, emitInferred(node, OpKind::Abs, {diff}));
+  TC_ASSIGN_OR_RETURN(Value * magnitude, node.emitInferred(OpKind::Abs, {diff}));
   if (p == 1)
     return reduceLast(node, OpKind::Sum, magnitude);
   if (std::isinf(p))
     return reduceLast(node, OpKind::Amax, magnitude);
-  TC_ASSIGN_OR_RETURN(Value * powered, emitInferred(node, OpKind::Pow,
+  TC_ASSIGN_OR_RETURN(Value * powered, node.emitInferred(OpKind::Pow,
                                                     {magnitude, node.scalarConstant(p, dtype)}));
   TC_ASSIGN_OR_RETURN(Value * sum, reduceLast(node, OpKind::Sum, powered));
-  return emitInferred(node, OpKind::Pow, {sum, node.scalarConstant(1.0 / p, dtype)});
+  return node.emitInferred(OpKind::Pow, {sum, node.scalarConstant(1.0 / p, dtype)});
 }
 
 /// PyTorch's _euclidean_dist: [-2a, |a|^2, 1] @ [b, 1, |b|^2]^T, clamped at 0, square root.
 Expected<Value *> productDistance(NodeImport &node, Value *a, Value *b) {
   DType dtype = a->type().dtype;
   auto normAndOne = [&](Value *x) -> Expected<std::pair<Value *, Value *>> {
-    TC_ASSIGN_OR_RETURN(Value * square, emitInferred(node, OpKind::Mul, {x, x}));
+    TC_ASSIGN_OR_RETURN(Value * square, node.emitInferred(OpKind::Mul, {x, x}));
     AttrMap attrs;
     attrs.set("dims", std::vector<int64_t>{x->type().rank() - 1});
     attrs.set("keepdim", true);
-    TC_ASSIGN_OR_RETURN(Value * norm, emitInferred(node, OpKind::Sum, {square}, attrs));
+    TC_ASSIGN_OR_RETURN(Value * norm, node.emitInferred(OpKind::Sum, {square}, attrs));
     AttrMap one;
     one.set("value", 1.0);
     Value *ones = node.emitTemp(OpKind::Full, {}, norm->type(), std::move(one));
@@ -229,25 +217,25 @@ Expected<Value *> productDistance(NodeImport &node, Value *a, Value *b) {
   TC_ASSIGN_OR_RETURN(auto left, normAndOne(a));
   TC_ASSIGN_OR_RETURN(auto right, normAndOne(b));
   TC_ASSIGN_OR_RETURN(Value * scaled,
-                      emitInferred(node, OpKind::Mul, {a, node.scalarConstant(-2, dtype)}));
+                      node.emitInferred(OpKind::Mul, {a, node.scalarConstant(-2, dtype)}));
   AttrMap last;
   last.set("dim", a->type().rank() - 1);
   TC_ASSIGN_OR_RETURN(Value * lhs,
-                      emitInferred(node, OpKind::Concat, {scaled, left.first, left.second}, last));
+                      node.emitInferred(OpKind::Concat, {scaled, left.first, left.second}, last));
   TC_ASSIGN_OR_RETURN(Value * rhs,
-                      emitInferred(node, OpKind::Concat, {b, right.second, right.first}, last));
+                      node.emitInferred(OpKind::Concat, {b, right.second, right.first}, last));
   std::vector<int64_t> order;
   for (int64_t d = 0; d < rhs->type().rank(); ++d)
     order.push_back(d);
   std::swap(order[order.size() - 1], order[order.size() - 2]);
   AttrMap permute;
   permute.set("dims", order);
-  TC_ASSIGN_OR_RETURN(Value * transposed, emitInferred(node, OpKind::Permute, {rhs}, permute));
-  TC_ASSIGN_OR_RETURN(Value * product, emitInferred(node, OpKind::Matmul, {lhs, transposed}));
+  TC_ASSIGN_OR_RETURN(Value * transposed, node.emitInferred(OpKind::Permute, {rhs}, permute));
+  TC_ASSIGN_OR_RETURN(Value * product, node.emitInferred(OpKind::Matmul, {lhs, transposed}));
   AttrMap clamp;
   clamp.set("min", 0.0);
-  TC_ASSIGN_OR_RETURN(Value * clamped, emitInferred(node, OpKind::Clamp, {product}, clamp));
-  return emitInferred(node, OpKind::Sqrt, {clamped});
+  TC_ASSIGN_OR_RETURN(Value * clamped, node.emitInferred(OpKind::Clamp, {product}, clamp));
+  return node.emitInferred(OpKind::Sqrt, {clamped});
 }
 
 Expected<double> distanceOrder(NodeImport &node) {
@@ -320,14 +308,14 @@ Status importPdist(NodeImport &node) {
   range.set("step", 1.0);
   Value *k = node.emitTemp(OpKind::Arange, {}, f64, std::move(range));
   auto constant = [&](double value) { return node.scalarConstant(value, DType::F64); };
-  auto binary = [&](OpKind op, Value *lhs, Value *rhs) { return emitInferred(node, op, {lhs, rhs}); };
+  auto binary = [&](OpKind op, Value *lhs, Value *rhs) { return node.emitInferred(op, {lhs, rhs}); };
   double edge = 2.0 * static_cast<double>(n) - 1.0;
   TC_ASSIGN_OR_RETURN(Value * eightK, binary(OpKind::Mul, k, constant(8)));
   TC_ASSIGN_OR_RETURN(Value * disc, binary(OpKind::Sub, constant(edge * edge), eightK));
-  TC_ASSIGN_OR_RETURN(Value * root, emitInferred(node, OpKind::Sqrt, {disc}));
+  TC_ASSIGN_OR_RETURN(Value * root, node.emitInferred(OpKind::Sqrt, {disc}));
   TC_ASSIGN_OR_RETURN(Value * twiceRow, binary(OpKind::Sub, constant(edge), root));
   TC_ASSIGN_OR_RETURN(Value * halfRow, binary(OpKind::Mul, twiceRow, constant(0.5)));
-  TC_ASSIGN_OR_RETURN(Value * row, emitInferred(node, OpKind::Floor, {halfRow}));
+  TC_ASSIGN_OR_RETURN(Value * row, node.emitInferred(OpKind::Floor, {halfRow}));
   // flat = i n + (k - i (2n - i - 1) / 2 + i + 1)
   TC_ASSIGN_OR_RETURN(Value * width, binary(OpKind::Sub, constant(edge), row));
   TC_ASSIGN_OR_RETURN(Value * start2, binary(OpKind::Mul, row, width));
@@ -339,7 +327,7 @@ Status importPdist(NodeImport &node) {
   AttrMap select;
   select.set("dim", int64_t{0});
   TC_ASSIGN_OR_RETURN(Value * picked,
-                      emitInferred(node, OpKind::IndexSelect,
+                      node.emitInferred(OpKind::IndexSelect,
                                    {flattened, node.castTo(flatIndex, DType::I64)}, select));
   bindNamed(node, 0, picked);
   return Status::success();

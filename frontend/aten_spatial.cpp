@@ -20,19 +20,6 @@ using ir::DType;
 using ir::OpKind;
 using ir::Value;
 
-/// A helper node whose result type shape inference computes.
-Expected<Value *> temp(NodeImport &node, OpKind op, std::vector<Value *> operands,
-                       AttrMap attrs = {}) {
-  std::vector<ir::TensorType> types;
-  for (const Value *operand : operands)
-    types.push_back(operand->type());
-  auto inferred = ir::inferResultTypes(op, types, attrs, {});
-  if (!inferred.ok())
-    return std::move(inferred).error().withContext("node '" + node.name() + "' (" +
-                                                   std::string(ir::opName(op)) + ")");
-  return node.emitTemp(op, std::move(operands), inferred.value().front(), std::move(attrs));
-}
-
 /// Makes `value` the exported output `index`, which must have the exported type.
 Status bind(NodeImport &node, int index, Value *value) {
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(index));
@@ -76,7 +63,7 @@ Expected<std::vector<int64_t>> spatialList(NodeImport &node, std::string_view ar
 Expected<Value *> reshape(NodeImport &node, Value *value, const ir::Shape &shape) {
   AttrMap attrs;
   attrs.set("shape", ir::makeDimsAttr(shape));
-  return temp(node, OpKind::Reshape, {value}, std::move(attrs));
+  return node.emitInferred(OpKind::Reshape, {value}, std::move(attrs));
 }
 
 /// The spatial rank of a pool node: 3 for the *3d overloads, else 2.
@@ -101,12 +88,12 @@ Status importMaxPoolWithIndices(NodeImport &node) {
   attrs.set("padding", padding);
   attrs.set("stride", stride);
   OpKind op = spatial == 3 ? OpKind::MaxPool3d : OpKind::MaxPool2d;
-  TC_ASSIGN_OR_RETURN(Value * values, temp(node, op, {self}, attrs));
+  TC_ASSIGN_OR_RETURN(Value * values, node.emitInferred(op, {self}, attrs));
   TC_TRY(bind(node, 0, values));
   if (node.numOutputs() < 2 || !node.isOutputUsed(1))
     return Status::success();
   TC_ASSIGN_OR_RETURN(Value * indices,
-                      temp(node, OpKind::MaxPoolIndices, {self}, std::move(attrs)));
+                      node.emitInferred(OpKind::MaxPoolIndices, {self}, std::move(attrs)));
   return bind(node, 1, indices);
 }
 
@@ -126,7 +113,7 @@ Status importAvgPool3d(NodeImport &node) {
   attrs.set("kernel", kernel);
   attrs.set("padding", padding);
   attrs.set("stride", stride);
-  TC_ASSIGN_OR_RETURN(Value * y, temp(node, OpKind::AvgPool3d, {self}, std::move(attrs)));
+  TC_ASSIGN_OR_RETURN(Value * y, node.emitInferred(OpKind::AvgPool3d, {self}, std::move(attrs)));
   return bindOnly(node, y);
 }
 
@@ -135,7 +122,7 @@ Status importAdaptiveAvgPool3d(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(std::vector<int64_t> size, spatialList(node, "output_size", 3));
   AttrMap attrs;
   attrs.set("output_size", size);
-  TC_ASSIGN_OR_RETURN(Value * y, temp(node, OpKind::AdaptiveAvgPool3d, {self}, std::move(attrs)));
+  TC_ASSIGN_OR_RETURN(Value * y, node.emitInferred(OpKind::AdaptiveAvgPool3d, {self}, std::move(attrs)));
   return bindOnly(node, y);
 }
 
@@ -161,7 +148,7 @@ Status importGridSampler(NodeImport &node) {
   attrs.set("align_corners", alignCorners);
   attrs.set("mode", std::string(kModes[mode]));
   attrs.set("padding_mode", std::string(kPaddings[padding]));
-  TC_ASSIGN_OR_RETURN(Value * y, temp(node, OpKind::GridSample, {input, grid}, std::move(attrs)));
+  TC_ASSIGN_OR_RETURN(Value * y, node.emitInferred(OpKind::GridSample, {input, grid}, std::move(attrs)));
   return bindOnly(node, y);
 }
 
@@ -199,19 +186,19 @@ Status importAffineGrid(NodeImport &node) {
                                           {ir::Dim(height), ir::Dim(1), ir::Dim(1)}));
   AttrMap expand;
   expand.set("shape", ir::makeDimsAttr(plane));
-  TC_ASSIGN_OR_RETURN(xs, temp(node, OpKind::Expand, {xs}, expand));
-  TC_ASSIGN_OR_RETURN(ys, temp(node, OpKind::Expand, {ys}, std::move(expand)));
+  TC_ASSIGN_OR_RETURN(xs, node.emitInferred(OpKind::Expand, {xs}, expand));
+  TC_ASSIGN_OR_RETURN(ys, node.emitInferred(OpKind::Expand, {ys}, std::move(expand)));
   AttrMap one;
   one.set("value", 1.0);
   Value *ones = node.emitTemp(OpKind::Full, {}, ir::TensorType{dtype, plane}, std::move(one));
   AttrMap concat;
   concat.set("dim", int64_t{2});
-  TC_ASSIGN_OR_RETURN(Value * base, temp(node, OpKind::Concat, {xs, ys, ones}, std::move(concat)));
+  TC_ASSIGN_OR_RETURN(Value * base, node.emitInferred(OpKind::Concat, {xs, ys, ones}, std::move(concat)));
   TC_ASSIGN_OR_RETURN(base, reshape(node, base, {ir::Dim(1), ir::Dim(height * width), ir::Dim(3)}));
   AttrMap transpose;
   transpose.set("dims", std::vector<int64_t>{0, 2, 1});
-  TC_ASSIGN_OR_RETURN(Value * thetaT, temp(node, OpKind::Permute, {theta}, std::move(transpose)));
-  TC_ASSIGN_OR_RETURN(Value * grid, temp(node, OpKind::Matmul, {base, thetaT}));
+  TC_ASSIGN_OR_RETURN(Value * thetaT, node.emitInferred(OpKind::Permute, {theta}, std::move(transpose)));
+  TC_ASSIGN_OR_RETURN(Value * grid, node.emitInferred(OpKind::Matmul, {base, thetaT}));
   TC_ASSIGN_OR_RETURN(grid, reshape(node, grid, out.shape));
   return bindOnly(node, grid);
 }
@@ -278,7 +265,7 @@ Status importIm2col(NodeImport &node) {
     attrs.set("mode", std::string("constant"));
     attrs.set("pads", std::move(pads));
     attrs.set("value", 0.0);
-    TC_ASSIGN_OR_RETURN(x, temp(node, OpKind::Pad, {x}, std::move(attrs)));
+    TC_ASSIGN_OR_RETURN(x, node.emitInferred(OpKind::Pad, {x}, std::move(attrs)));
   }
   // Tap (i, j): rows i * dil_h + stride_h * [0, blocks_h), columns likewise.
   std::vector<Value *> taps;
@@ -294,11 +281,11 @@ Status importIm2col(NodeImport &node) {
         slice.set("end", ir::makeDimAttr(ir::Dim(start + (fold.blocks - 1) * fold.stride + 1)));
         slice.set("start", start);
         slice.set("step", fold.stride);
-        TC_ASSIGN_OR_RETURN(tap, temp(node, OpKind::Slice, {tap}, std::move(slice)));
+        TC_ASSIGN_OR_RETURN(tap, node.emitInferred(OpKind::Slice, {tap}, std::move(slice)));
       }
       AttrMap unsqueeze;
       unsqueeze.set("dim", static_cast<int64_t>(h));
-      TC_ASSIGN_OR_RETURN(tap, temp(node, OpKind::Unsqueeze, {tap}, std::move(unsqueeze)));
+      TC_ASSIGN_OR_RETURN(tap, node.emitInferred(OpKind::Unsqueeze, {tap}, std::move(unsqueeze)));
       taps.push_back(tap);
     }
   }
@@ -306,7 +293,7 @@ Status importIm2col(NodeImport &node) {
   if (taps.size() > 1) {
     AttrMap concat;
     concat.set("dim", static_cast<int64_t>(h));
-    TC_ASSIGN_OR_RETURN(stacked, temp(node, OpKind::Concat, taps, std::move(concat)));
+    TC_ASSIGN_OR_RETURN(stacked, node.emitInferred(OpKind::Concat, taps, std::move(concat)));
   }
   // [.., C, K, blocks_h, blocks_w] -> [.., C * K, L]
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
@@ -350,12 +337,12 @@ Status importCol2im(NodeImport &node) {
                              std::move(range));
   TC_ASSIGN_OR_RETURN(Value * column, reshape(node, tap, {ir::Dim(taps), ir::Dim(1)}));
   TC_ASSIGN_OR_RETURN(Value * row, reshape(node, tap, {ir::Dim(1), ir::Dim(taps)}));
-  TC_ASSIGN_OR_RETURN(Value * identity, temp(node, OpKind::Eq, {column, row}));
+  TC_ASSIGN_OR_RETURN(Value * identity, node.emitInferred(OpKind::Eq, {column, row}));
   TC_ASSIGN_OR_RETURN(Value * one, reshape(node, node.castTo(identity, dtype),
                                            {ir::Dim(1), ir::Dim(taps), ir::Dim(taps)}));
   AttrMap expand;
   expand.set("shape", ir::makeDimsAttr({ir::Dim(channels), ir::Dim(taps), ir::Dim(taps)}));
-  TC_ASSIGN_OR_RETURN(Value * repeated, temp(node, OpKind::Expand, {one}, std::move(expand)));
+  TC_ASSIGN_OR_RETURN(Value * repeated, node.emitInferred(OpKind::Expand, {one}, std::move(expand)));
   TC_ASSIGN_OR_RETURN(Value * weight,
                       reshape(node, repeated, {ir::Dim(rows), ir::Dim(1), ir::Dim(dims[0].kernel),
                                                ir::Dim(dims[1].kernel)}));
@@ -375,7 +362,7 @@ Status importCol2im(NodeImport &node) {
   attrs.set("padding", std::vector<int64_t>{dims[0].padding, dims[1].padding});
   attrs.set("stride", std::vector<int64_t>{dims[0].stride, dims[1].stride});
   TC_ASSIGN_OR_RETURN(Value * y,
-                      temp(node, OpKind::ConvTranspose2d, {columns, weight}, std::move(attrs)));
+                      node.emitInferred(OpKind::ConvTranspose2d, {columns, weight}, std::move(attrs)));
   TC_ASSIGN_OR_RETURN(y, reshape(node, y, out.shape));
   return bindOnly(node, y);
 }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "frontend/sympy_expr.h"
+#include "ir/shape_inference.h"
 
 namespace thunderc::frontend {
 namespace {
@@ -550,6 +551,18 @@ ir::Value *NodeImport::emitTemp(ir::OpKind op, std::vector<ir::Value *> operands
   node->setName(name_);
   node->source() = source_;
   return node->result();
+}
+
+Expected<ir::Value *> NodeImport::emitInferred(ir::OpKind op, std::vector<ir::Value *> operands,
+                                               ir::AttrMap attrs) {
+  std::vector<ir::TensorType> types;
+  for (const ir::Value *operand : operands)
+    types.push_back(operand->type());
+  Expected<std::vector<ir::TensorType>> results = ir::inferResultTypes(op, types, attrs, {});
+  if (!results.ok())
+    return std::move(results).error().withContext("node '" + name_ + "' (" +
+                                                  std::string(ir::opName(op)) + ")");
+  return emitTemp(op, std::move(operands), results.value().front(), std::move(attrs));
 }
 
 std::vector<ir::Value *> NodeImport::emitTemps(ir::OpKind op, std::vector<ir::Value *> operands,

@@ -124,6 +124,10 @@ public:
   /// Emits a helper node (not bound to an exported name) of the given type.
   ir::Value *emitTemp(ir::OpKind op, std::vector<ir::Value *> operands, ir::TensorType type,
                       ir::AttrMap attrs = {});
+  /// Emits a helper node (not bound to an exported name) typed by shape inference; an
+  /// inference error names the node and the op.
+  Expected<ir::Value *> emitInferred(ir::OpKind op, std::vector<ir::Value *> operands,
+                                     ir::AttrMap attrs = {});
   /// Emits a helper node with several results (not bound to exported names).
   std::vector<ir::Value *> emitTemps(ir::OpKind op, std::vector<ir::Value *> operands,
                                      std::vector<ir::TensorType> types, ir::AttrMap attrs = {});
