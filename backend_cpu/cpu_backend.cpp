@@ -63,6 +63,9 @@ public:
     code.line("// GEMMs run single-threaded inside the context's own threads (tc_parallel.h).");
     code.line("tc::detail::blas_single_threaded();");
     code.line("tc_status status = tc_weights_open(weights_path, &model->weights, err);");
+    code.open("if (status == TC_OK && kCheckCompileId)");
+    code.line("status = tc_weights_check_compile_id(model->weights, kCompileId, err);");
+    code.close();
     code.open("for (size_t i = 0; status == TC_OK && i < kNumWeights; ++i)");
     code.line("const WeightSpec &spec = kWeights[i];");
     code.line("status = tc_weights_find_expected(model->weights, spec.name, spec.dtype, "

@@ -56,19 +56,6 @@ std::string loadExpr(const ir::Value *value, const ir::Shape &domain,
   return base + "[" + indexExpr(layout, value->type().shape, domain, indices) + "]";
 }
 
-/// Opens one `for` per dim of `shape` with index variables named prefix0, prefix1, ...
-std::vector<std::string> openLoops(CodeWriter &code, const ir::Shape &shape,
-                                   const std::string &prefix) {
-  std::vector<std::string> indices;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    std::string index = prefix + std::to_string(i);
-    code.open("for (int64_t " + index + " = 0; " + index + " < " + dimExpr(shape[i]) + "; ++" +
-              index + ")");
-    indices.push_back(index);
-  }
-  return indices;
-}
-
 std::string joined(const std::vector<std::string> &items) {
   std::string text;
   for (const std::string &item : items)

@@ -89,6 +89,9 @@ void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
   code.close();
   code.line("tc_weights *host = nullptr;");
   code.line("status = tc_weights_open(weights_path, &host, err);");
+  code.open("if (status == TC_OK && kCheckCompileId)");
+  code.line("status = tc_weights_check_compile_id(host, kCompileId, err);");
+  code.close();
   code.line("size_t offsets[" + std::string("kNumWeights > 0 ? kNumWeights : 1") + "] = {};");
   code.line("size_t bytes = 0;");
   code.open("for (size_t i = 0; status == TC_OK && i < kNumWeights; ++i)");

@@ -302,6 +302,7 @@ Status compileToBundle(const LoadedProgram &program, const BundleRequest &reques
   options.goldenDir = request.goldenDir;
   options.cudaEmulation = request.cudaEmulation;
   options.allowTf32 = request.allowTf32;
+  options.thundercVersion = THUNDERC_VERSION;
   if (!request.arch.empty()) {
     TC_ASSIGN_OR_RETURN(options.cudaArchitectures, cuda::cmakeCudaArchitecture(request.arch));
   }

@@ -15,6 +15,8 @@
 #include "codegen/output_folder.h"
 #include "codegen/template.h"
 #include "codegen/weights_writer.h"
+#include "ir/printer.h"
+#include "weights.h"
 
 namespace thunderc::codegen {
 namespace fs = std::filesystem;
@@ -52,6 +54,32 @@ Expected<WeightsWriter> weightsFile(const ir::Graph &graph, const WeightSource &
     written.insert(input->weightName());
   }
   return writer;
+}
+
+/// 16 hexadecimal digits naming this compile: a 64-bit FNV-1a of thunderc's version, the
+/// bundle's name and target options, the optimized graph as text and the weights' digest. The
+/// generated code and weights.bin both carry it, so a weights.bin of another compile (another
+/// model, other options, another thunderc) is refused at load instead of silently misread.
+std::string compileIdOf(const ir::Graph &graph, const WeightsWriter &weights,
+                        const BundleOptions &options, const TargetBackend &backend) {
+  uint64_t hash = 14695981039346656037ull;
+  auto mix = [&hash](std::string_view text) {
+    for (unsigned char c : text)
+      hash = (hash ^ c) * 1099511628211ull;
+    hash = (hash ^ 0xFFu) * 1099511628211ull; // field separator
+  };
+  mix(options.thundercVersion);
+  mix(options.name);
+  mix(backend.target() == Target::Cuda ? "cuda" : "cpu");
+  mix(options.allowTf32 ? "tf32" : "");
+  mix(options.cudaEmulation ? "emulation" : "");
+  mix(options.cudaArchitectures);
+  mix(ir::printGraph(graph));
+  const uint64_t digest = weights.digest();
+  mix(std::string_view(reinterpret_cast<const char *>(&digest), sizeof digest));
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
 }
 
 std::string readme(const ir::Graph &graph, const BundleOptions &options, bool hasGolden) {
@@ -192,9 +220,14 @@ std::string goldenTestCmake(const BundleOptions &options, bool hasGolden) {
 Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
                    const BundleOptions &options, TargetBackend &backend,
                    const std::string &outDir) {
-  EmitOptions emitOptions{options.name, options.sourceName, options.allowTf32};
-  TC_ASSIGN_OR_RETURN(auto files, emitModelSources(graph, emitOptions, backend));
   TC_ASSIGN_OR_RETURN(WeightsWriter weightsWriter, weightsFile(graph, weights));
+  std::string compileId = compileIdOf(graph, weightsWriter, options, backend);
+  EmitOptions emitOptions{options.name, options.sourceName, options.allowTf32, compileId};
+  TC_ASSIGN_OR_RETURN(auto files, emitModelSources(graph, emitOptions, backend));
+  if (!weightsWriter.add(TC_COMPILE_ID_TENSOR, TC_DTYPE_U8, {int64_t(compileId.size())},
+                         compileId.data(), compileId.size()))
+    return invalidInput("a weight is named '" TC_COMPILE_ID_TENSOR "', a name thunderc reserves "
+                        "for the compile id of weights.bin");
   // The runtime ships whole; of the kernel headers, those the target asks for, flat in kernels/.
   for (size_t i = 0; i < kNumEmbeddedFiles; ++i) {
     std::string path = kEmbeddedFiles[i].path;

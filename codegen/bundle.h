@@ -25,6 +25,8 @@ struct BundleOptions {
   /// CUDA: also ship the CPU emulation of CUDA, so that the bundle builds and runs without a
   /// GPU (-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON).
   bool cudaEmulation = false;
+  /// thunderc's version, part of the compile id (a weights.bin is for one compile only).
+  std::string thundercVersion;
 };
 
 /// The bytes of a weight input (Parameter/Buffer/Constant), possibly strided.

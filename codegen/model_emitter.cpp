@@ -400,6 +400,10 @@ private:
       code.line("    {\"\", TC_DTYPE_F32, 0, {0}},");
     code.line("};");
     code.line("constexpr size_t kNumWeights = " + std::to_string(weights.size()) + ";");
+    code.line("// The compile this code belongs to: _load refuses a weights.bin of another.");
+    code.line("constexpr bool kCheckCompileId = " +
+              std::string(options_.compileId.empty() ? "false" : "true") + ";");
+    code.line("const char kCompileId[] = " + quote(options_.compileId) + ";");
     emitStateTable(code, weights);
     code.line("const char *const kInputNames[] = " +
               [&] {

@@ -16,6 +16,9 @@ struct EmitOptions {
   std::string name;       ///< C identifier used for files, symbols and targets ("mlp")
   std::string sourceName; ///< the input file, quoted in generated comments (basename only)
   bool allowTf32 = false; ///< CUDA: fp32 GEMMs/convolutions may use TF32 tensor cores
+  /// 16 hexadecimal digits naming this compile; <name>_load refuses a weights.bin that does
+  /// not carry the same (tc_weights_check_compile_id). Empty: no check (tests of the emitter).
+  std::string compileId;
 };
 
 /// Returns file name -> contents for `<name>.h`, `<name>.cpp` (CUDA: `<name>.cu` and

@@ -94,6 +94,24 @@ bool WeightsWriter::addTensor(const std::string &name, tc_dtype dtype,
   return true;
 }
 
+uint64_t WeightsWriter::digest() const {
+  uint64_t hash = 14695981039346656037ull;
+  auto mix = [&hash](const void *data, size_t size) {
+    const auto *bytes = static_cast<const uint8_t *>(data);
+    for (size_t i = 0; i < size; ++i)
+      hash = (hash ^ bytes[i]) * 1099511628211ull;
+  };
+  for (const Tensor &tensor : tensors_) {
+    mix(tensor.name.c_str(), tensor.name.size() + 1);
+    const uint32_t dtype = static_cast<uint32_t>(tensor.dtype);
+    mix(&dtype, sizeof dtype);
+    for (int64_t dim : tensor.shape)
+      mix(&dim, sizeof dim);
+    mix(&tensor.crc32, sizeof tensor.crc32);
+  }
+  return hash;
+}
+
 std::vector<uint8_t> WeightsWriter::encodeHeaderAndTable() const {
   format::Header header;
   header.tensorCount = static_cast<uint32_t>(tensors_.size());

@@ -34,6 +34,10 @@ public:
   /// The number of tensors added so far.
   size_t size() const { return tensors_.size(); }
 
+  /// A 64-bit FNV-1a digest of every tensor added so far: names, dtypes, shapes and the CRC-32
+  /// of the bytes (a fingerprint of the weights, for the bundle's compile id).
+  uint64_t digest() const;
+
   /// The complete file image.
   std::vector<uint8_t> encode() const;
 

@@ -8,6 +8,7 @@
 #include "weights.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdarg>
@@ -407,6 +408,35 @@ tc_status tc_weights_find_expected(const tc_weights *weights, const char *name, 
                 "tensor '%s': shape %s, expected %s", name, actualText, expectedText);
   }
   *out = found;
+  return TC_OK;
+}
+
+tc_status tc_weights_check_compile_id(const tc_weights *weights, const char *compile_id,
+                                      tc_error *err) {
+  if (weights == nullptr || compile_id == nullptr || std::strlen(compile_id) != 16)
+    return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT,
+                         "tc_weights_check_compile_id: null weights or an id that is not 16 "
+                         "digits");
+  tc_tensor found;
+  tc_error ignored;
+  if (tc_weights_find(weights, TC_COMPILE_ID_TENSOR, &found, &ignored) != TC_OK)
+    return fail(err, TC_ERROR_CORRUPT_WEIGHTS, weights->path,
+                "no compile id (tensor '%s'): this file was not written with this bundle, "
+                "which needs compile %s; use the weights.bin thunderc wrote beside it",
+                TC_COMPILE_ID_TENSOR, compile_id);
+  char recorded[17] = {};
+  if (found.dtype == TC_DTYPE_U8 && found.rank == 1 && found.shape[0] == 16)
+    std::memcpy(recorded, found.data, 16);
+  for (char &c : recorded) // printable in the message, whatever the file holds
+    if (c != '\0' && !std::isxdigit(static_cast<unsigned char>(c)))
+      c = '?';
+  if (std::memcmp(recorded, compile_id, 16) != 0)
+    return fail(err, TC_ERROR_CORRUPT_WEIGHTS, weights->path,
+                "written for another compile (compile id %s; this bundle is compile %s: "
+                "another model, other thunderc options or another thunderc); use the "
+                "weights.bin thunderc wrote beside this bundle",
+                recorded[0] ? recorded : "(malformed)", compile_id);
+  tc_error_clear(err);
   return TC_OK;
 }
 

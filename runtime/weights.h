@@ -53,6 +53,17 @@ tc_status tc_weights_find_expected(const tc_weights *weights, const char *name, 
                                    int32_t rank, const int64_t *shape, tc_tensor *out,
                                    tc_error *err);
 
+/** The name of the tensor in which thunderc records the compile a weights file was written for:
+ * u8 [16], the compile id as 16 hexadecimal digits. */
+#define TC_COMPILE_ID_TENSOR "thunderc.compile_id"
+
+/** TC_OK if `weights` was written by the compile whose id (16 hexadecimal digits) is
+ * `compile_id`; else TC_ERROR_CORRUPT_WEIGHTS, with a message giving both ids (a weights.bin
+ * of another compile: another model, other options or another thunderc) or saying that the
+ * file carries none. */
+tc_status tc_weights_check_compile_id(const tc_weights *weights, const char *compile_id,
+                                      tc_error *err);
+
 /** The `index`-th tensor in file order (0 .. count-1): sets `*name` (NUL-terminated, owned by
  * `weights`) and `*out`, as tc_weights_find does. TC_ERROR_INVALID_ARGUMENT for a NULL argument
  * or an index out of range. */

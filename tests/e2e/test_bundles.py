@@ -5,6 +5,8 @@ run through its runner and golden test, and compared with PyTorch eager
 project, determinism, atomic output."""
 import filecmp
 import os
+import re
+import subprocess
 import time
 
 import pytest
@@ -94,6 +96,23 @@ def test_consumer_project_and_runtime_statuses(thunderc, tmp_path):
     corrupt.write_bytes(bytes(data))
     result = run([str(build / "consumer"), str(weights), str(corrupt)])
     assert "all API checks passed" in result.stdout
+
+
+def test_weights_of_another_compile_are_refused(thunderc, tmp_path):
+    # weights.bin records the compile it belongs to; the same model compiled with other
+    # options gives another compile id, and each bundle refuses the other's weights.
+    pt2 = os.path.join(ZOO_DIR, "mlp", "train.pt2")
+    compile_bundle(pt2, tmp_path / "o2", "mlp")
+    compile_bundle(pt2, tmp_path / "o0", "mlp", extra=["-O0"])
+    build = build_bundle(tmp_path / "o2")
+    runner = os.path.join(build, "mlp_run")
+    run([runner, "--golden", os.path.join(ZOO_DIR, "mlp")])  # its own weights load
+    result = subprocess.run([runner, "--golden", os.path.join(ZOO_DIR, "mlp"), "--weights",
+                             str(tmp_path / "o0" / "weights.bin")], capture_output=True, text=True)
+    assert result.returncode == 3, (result.returncode, result.stderr)
+    assert re.search(r"TC_ERROR_CORRUPT_WEIGHTS: .*o0/weights.bin: written for another compile "
+                     r"\(compile id [0-9a-f]{16}; this bundle is compile [0-9a-f]{16}",
+                     result.stderr), result.stderr
 
 
 def test_output_is_deterministic(thunderc, tmp_path):
