@@ -237,9 +237,9 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, int64_t a_
   }
   // Threads: products of at least kParallelWork multiply-adds are split over the context's
   // threads (tc_parallel.h) into one block per thread -- of the batch when it has enough
-  // entries, else of C's rows, else (few rows of a transposed A) of C's columns in multiples
-  // of 16 -- each block one single-threaded library call. Few rows of a row-major A go to
-  // gemm_few_rows, which splits the same way without a library call.
+  // entries, else of C's rows when C is at least as tall as wide, else of C's columns in
+  // multiples of 16 -- each block one single-threaded library call. Few rows of a row-major A
+  // go to gemm_few_rows, which splits the columns without a library call.
   constexpr int64_t kParallelWork = int64_t(1) << 20;
   const int64_t threads = parallel_threads();
   const bool parallel = threads > 1 && batch * m * n * (k > 0 ? k : 1) >= kParallelWork;
@@ -262,7 +262,10 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, int64_t a_
                              trans_a, lda, b + begin * b_batch_stride, b_batch_stride, trans_b,
                              ldb, alpha, beta, c + begin * m * n, m * n, n);
         });
-      } else if (m >= 4 * threads) {
+      } else if (m >= 4 * threads && (m >= n || n < 16 * threads)) {
+        // Rows: each piece packs all of B, so this split is for products with more rows than
+        // columns; wider ones (a convolution's pixels, a sequence's features) split the
+        // columns below, where each piece packs A, the smaller operand, again.
         parallel_for(m, 4, [&](int64_t begin, int64_t end) {
           detail::gemm_cblas(batch, end - begin, n, k, a + (trans_a ? begin : begin * k),
                              a_batch_stride, trans_a, lda, b, b_batch_stride, trans_b, ldb, alpha,
@@ -318,37 +321,43 @@ void im2col(const T *x, int64_t Cg, int64_t H, int64_t W, int64_t KH, int64_t KW
             int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dil_h, int64_t dil_w,
             int64_t OH, int64_t OW, T *columns) {
   const T zero = cast<T>(0);
-  for (int64_t channel = 0; channel < Cg; ++channel) {
-    const T *plane = x + channel * H * W;
-    for (int64_t kh = 0; kh < KH; ++kh) {
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        T *row = columns + ((channel * KH + kh) * KW + kw) * OH * OW;
-        int64_t shift = kw * dil_w - pad_w; // input column of output column 0
-        int64_t lo = shift >= 0 ? 0 : (-shift + stride_w - 1) / stride_w;
-        int64_t hi = W - shift <= 0 ? 0 : (W - shift - 1) / stride_w + 1;
-        lo = min_count(lo, OW);
-        hi = min_count(hi, OW);
-        if (hi < lo)
-          hi = lo;
-        for (int64_t oh = 0; oh < OH; ++oh) {
-          T *target = row + oh * OW;
-          int64_t ih = oh * stride_h - pad_h + kh * dil_h;
-          if (ih < 0 || ih >= H) {
-            for (int64_t ow = 0; ow < OW; ++ow)
+  // Channels are independent: split over the context's threads (serial inside a task), in
+  // pieces of at least ~16K written elements.
+  const int64_t per_channel = KH * KW * OH * OW;
+  const int64_t grain = per_channel >= 16384 ? 1 : 16384 / (per_channel > 0 ? per_channel : 1);
+  parallel_for(Cg, grain, [&](int64_t first_channel, int64_t end_channel) {
+    for (int64_t channel = first_channel; channel < end_channel; ++channel) {
+      const T *plane = x + channel * H * W;
+      for (int64_t kh = 0; kh < KH; ++kh) {
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          T *row = columns + ((channel * KH + kh) * KW + kw) * OH * OW;
+          int64_t shift = kw * dil_w - pad_w; // input column of output column 0
+          int64_t lo = shift >= 0 ? 0 : (-shift + stride_w - 1) / stride_w;
+          int64_t hi = W - shift <= 0 ? 0 : (W - shift - 1) / stride_w + 1;
+          lo = min_count(lo, OW);
+          hi = min_count(hi, OW);
+          if (hi < lo)
+            hi = lo;
+          for (int64_t oh = 0; oh < OH; ++oh) {
+            T *target = row + oh * OW;
+            int64_t ih = oh * stride_h - pad_h + kh * dil_h;
+            if (ih < 0 || ih >= H) {
+              for (int64_t ow = 0; ow < OW; ++ow)
+                target[ow] = zero;
+              continue;
+            }
+            const T *source = plane + ih * W;
+            for (int64_t ow = 0; ow < lo; ++ow)
               target[ow] = zero;
-            continue;
+            for (int64_t ow = lo; ow < hi; ++ow)
+              target[ow] = source[shift + ow * stride_w];
+            for (int64_t ow = hi; ow < OW; ++ow)
+              target[ow] = zero;
           }
-          const T *source = plane + ih * W;
-          for (int64_t ow = 0; ow < lo; ++ow)
-            target[ow] = zero;
-          for (int64_t ow = lo; ow < hi; ++ow)
-            target[ow] = source[shift + ow * stride_w];
-          for (int64_t ow = hi; ow < OW; ++ow)
-            target[ow] = zero;
         }
       }
     }
-  }
+  });
 }
 
 } // namespace detail
@@ -369,6 +378,20 @@ void conv2d(const T *x, int64_t N, int64_t C, int64_t H, int64_t W, const T *wei
   const int64_t pixels = OH * OW;
   const bool pointwise = KH == 1 && KW == 1 && stride_h == 1 && stride_w == 1 && pad_h == 0 &&
                          pad_w == 0 && OH == H && OW == W;
+  if (pointwise && groups == 1 && N > 1) {
+    // A 1x1 convolution of a batch is one batched GEMM sharing the weight (gemm splits the
+    // images over threads): y[n] = weight @ x[n] (+ bias), no workspace.
+    if (bias) {
+      const int64_t grain = pixels >= 16384 ? 1 : 16384 / (pixels > 0 ? pixels : 1);
+      parallel_for(N * O, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t row = begin; row < end; ++row)
+          for (int64_t p = 0; p < pixels; ++p)
+            y[row * pixels + p] = bias[row % O];
+      });
+    }
+    gemm<T>(N, O, pixels, C, weight, 0, false, x, C * H * W, false, 1.0, bias ? 1.0 : 0.0, y);
+    return;
+  }
   for (int64_t image = 0; image < N; ++image) {
     for (int64_t group = 0; group < groups; ++group) {
       const T *planes = x + (image * C + group * group_channels) * H * W;
@@ -380,11 +403,14 @@ void conv2d(const T *x, int64_t N, int64_t C, int64_t H, int64_t W, const T *wei
         columns = workspace;
       }
       if (bias) {
-        for (int64_t o = 0; o < group_outputs; ++o) {
-          const T value = bias[group * group_outputs + o];
-          for (int64_t p = 0; p < pixels; ++p)
-            outputs[o * pixels + p] = value;
-        }
+        const int64_t grain = pixels >= 16384 ? 1 : 16384 / (pixels > 0 ? pixels : 1);
+        parallel_for(group_outputs, grain, [&](int64_t begin, int64_t end) {
+          for (int64_t o = begin; o < end; ++o) {
+            const T value = bias[group * group_outputs + o];
+            for (int64_t p = 0; p < pixels; ++p)
+              outputs[o * pixels + p] = value;
+          }
+        });
       }
       gemm<T>(1, group_outputs, pixels, taps, weight + group * group_outputs * taps, 0, false,
               columns, 0, false, 1.0, bias ? 1.0 : 0.0, outputs);

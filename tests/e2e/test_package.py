@@ -98,3 +98,23 @@ def test_add_model_errors(prefix, tmp_path):
     assert broken.returncode != 0
     assert "thunderc failed (exit 4)" in message and "garbage.pt2" in message, message
     assert not (tmp_path / "b2" / "mlp.thunderc").exists()
+
+
+def test_example_service(prefix, tmp_path):
+    """examples/service built against the installed package: 4 workers (one context each)
+    answer 400 requests from a bounded queue, every response bit-identical to the
+    single-threaded answer."""
+    build = tmp_path / "service"
+    model = os.path.join(ZOO_DIR, "mlp", "train.pt2")
+    run(["cmake", "-S", os.path.join(REPO, "examples", "service"), "-B", str(build), "-G",
+         "Ninja", "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_PREFIX_PATH={prefix}",
+         f"-DMODEL={model}"])
+    run(["cmake", "--build", str(build)])
+    result = run([str(build / "service"), "--inputs",
+                  os.path.join(ZOO_DIR, "mlp", "inputs", "input_0.npy"), "--workers", "4",
+                  "--requests", "400", "--queue", "16"])
+    print(result.stdout)
+    assert re.search(r"400 requests, 4 workers x 1 thread\(s\), queue 16: [0-9.]+ requests/s, "
+                     r"latency p50 [0-9.]+ ms, p99 [0-9.]+ ms; 0 mismatch\(es\)", result.stdout)
+    bad = subprocess.run([str(build / "service"), "--inputs"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "the model takes 1 input(s), got 0 file(s)" in bad.stderr

@@ -246,7 +246,7 @@ struct ConvCase {
   bool bias;
 };
 
-template <typename T> void checkConv2d(const ConvCase &c) {
+template <typename T> void checkConv2d(const ConvCase &c, double tolerance = -1.0) {
   DType dtype = dtypeOf<T>();
   HostTensor x = randomTensor(dtype, {c.n, c.c, c.h, c.w}, 60);
   HostTensor weight = randomTensor(dtype, {c.o, c.c / c.groups, c.kh, c.kw}, 61);
@@ -278,7 +278,7 @@ template <typename T> void checkConv2d(const ConvCase &c) {
                         << c.strideH << "," << c.strideW << " pad " << c.padH << "," << c.padW
                         << " dil " << c.dilH << "," << c.dilW << " groups " << c.groups
                         << " bias " << c.bias);
-  checkValues(doublesOf(y), expected, toleranceFor(dtype));
+  checkValues(doublesOf(y), expected, tolerance >= 0.0 ? tolerance : toleranceFor(dtype));
 }
 
 const ConvCase kConvCases[] = {
@@ -298,6 +298,8 @@ const ConvCase kConvCases[] = {
     {0, 3, 5, 5, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},  // empty batch
     {1, 1, 6, 2, 1, 3, 1, 1, 1, 0, 0, 2, 1, 1, true},  // dilation along one axis
     {1, 16, 12, 12, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},
+    {3, 5, 4, 6, 7, 1, 1, 1, 1, 0, 0, 1, 1, 1, true},  // pointwise batch: one batched GEMM
+    {2, 5, 4, 6, 7, 1, 1, 1, 1, 0, 0, 1, 1, 1, false}, // ... without bias
 };
 
 } // namespace
@@ -306,6 +308,25 @@ TEST_CASE_TEMPLATE("kernels: conv2d matches the interpreter", T, float, double, 
                    tc::bfloat16) {
   for (const ConvCase &c : kConvCases)
     checkConv2d<T>(c);
+}
+
+TEST_CASE("kernels: conv2d split over threads matches the interpreter") {
+  // Large enough that im2col, the bias fill and the GEMM (rows, columns, batch) are split.
+  tc_pool *pool = nullptr;
+  tc_error err{};
+  REQUIRE(tc_pool_create(3, &pool, &err) == TC_OK);
+  {
+    tc::PoolScope scope(pool);
+    // Up to 576 float products of values below 2 per output: BLAS's float accumulation
+    // strays ~sqrt(576) * 2^-24 * sum|x*w| (about 5e-5) from the exact sum, more than the
+    // 1e-5 of the small cases above.
+    const double kLargeK = 1e-4;
+    checkConv2d<float>({1, 16, 40, 40, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, kLargeK); // columns
+    checkConv2d<float>({1, 64, 6, 6, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, kLargeK);   // rows
+    checkConv2d<float>({4, 32, 20, 20, 48, 1, 1, 1, 1, 0, 0, 1, 1, 1, true}, kLargeK); // batch
+    checkConv2d<double>({2, 8, 30, 30, 8, 3, 3, 2, 2, 1, 1, 1, 1, 2, false});
+  }
+  tc_pool_destroy(pool);
 }
 
 namespace {
