@@ -10,5 +10,10 @@ if [[ "${CI:-}" == "true" ]]; then
   export THUNDERC_CMAKE_ARGS="${THUNDERC_CMAKE_ARGS:-} -DTHUNDERC_WITH_NVRTC=ON"
 fi
 scripts/build.sh
+# Debian's OpenBLAS 0.3.21 miscomputes with its AVX-512 (SkylakeX) kernels on some CPUs; the
+# machines this project runs on select the AVX2 kernels with OPENBLAS_CORETYPE=Haswell. Keep a
+# value the environment gives, and use that one otherwise, so that the suite's numerics do not
+# depend on how the shell was started.
+export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-Haswell}"
 cd "${BUILD_DIR:-build}"
 ctest --output-on-failure -j "$(nproc)"
