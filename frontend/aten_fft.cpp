@@ -328,6 +328,24 @@ void longestDimFirst(Plan &plan, const Signal &signal) {
               plan.lengths.begin() + static_cast<long>(longest) + 1);
 }
 
+/// A real signal's multi-dim DFT as ATen computes it: real-to-complex along the plan's last
+/// dim (its n/2 + 1 bins when onesided), then complex-to-complex along the others.
+Expected<Signal> realToComplex(NodeImport &node, Signal signal, const Plan &plan, bool onesided,
+                               Normalization normalization) {
+  int64_t last = plan.lengths.back();
+  TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
+                                              {plan.dims.back(), DftKind::RealToComplex, last,
+                                               onesided ? last / 2 + 1 : last, false,
+                                               normalization}));
+  for (size_t i = 0; i + 1 < plan.dims.size(); ++i) {
+    TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
+                                                {plan.dims[i], DftKind::ComplexToComplex,
+                                                 plan.lengths[i], plan.lengths[i], false,
+                                                 normalization}));
+  }
+  return signal;
+}
+
 // ---- core ATen: _fft_r2c, _fft_c2c, _fft_c2r ----
 
 } // namespace
@@ -342,18 +360,7 @@ Status importFftR2c(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Plan plan, planDims(node, signal, dims, {}));
   if (plan.dims.empty())
     return invalidInput("node '" + node.name() + "': _fft_r2c over no dims");
-  // Real-to-complex along the last dim, then complex-to-complex along the others (as ATen).
-  int64_t last = plan.lengths.back();
-  TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
-                                              {plan.dims.back(), DftKind::RealToComplex, last,
-                                               onesided ? last / 2 + 1 : last, false,
-                                               normalization}));
-  for (size_t i = 0; i + 1 < plan.dims.size(); ++i) {
-    TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
-                                                {plan.dims[i], DftKind::ComplexToComplex,
-                                                 plan.lengths[i], plan.lengths[i], false,
-                                                 normalization}));
-  }
+  TC_ASSIGN_OR_RETURN(signal, realToComplex(node, signal, plan, onesided, normalization));
   return bindSignal(node, signal);
 }
 
@@ -485,16 +492,7 @@ Status importFftRfftn(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Plan plan, planNd(node, signal));
   if (plan.dims.empty())
     return invalidInput("node '" + node.name() + "': rfftn over no dims");
-  int64_t last = plan.lengths.back();
-  TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
-                                              {plan.dims.back(), DftKind::RealToComplex, last,
-                                               last / 2 + 1, false, normalization}));
-  for (size_t i = 0; i + 1 < plan.dims.size(); ++i) {
-    TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
-                                                {plan.dims[i], DftKind::ComplexToComplex,
-                                                 plan.lengths[i], plan.lengths[i], false,
-                                                 normalization}));
-  }
+  TC_ASSIGN_OR_RETURN(signal, realToComplex(node, signal, plan, true, normalization));
   return bindSignal(node, signal);
 }
 
