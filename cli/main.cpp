@@ -1,6 +1,7 @@
 // `thunderc`: parses flags once, then calls the driver's stages in order.
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
@@ -20,13 +21,41 @@ namespace {
 using namespace thunderc;
 using namespace thunderc::cli;
 
+/// `text` safe for a terminal and for tools that read stderr as UTF-8: valid UTF-8 and '\n'
+/// pass; control characters and bytes of invalid sequences (an input's names and JSON text
+/// reach messages) are written as \xNN.
+std::string terminalSafe(const std::string &text) {
+  std::string out;
+  auto escape = [&out](unsigned char c) {
+    char escaped[8];
+    std::snprintf(escaped, sizeof(escaped), "\\x%02x", c);
+    out += escaped;
+  };
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3
+                                 : (c >> 3) == 0x1E ? 4 : 0;
+    bool valid = length > 0 && i + length <= text.size();
+    for (size_t k = 1; valid && k < length; ++k)
+      valid = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
+    if (!valid || (length == 1 && ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f))) {
+      escape(c);
+      ++i;
+      continue;
+    }
+    out.append(text, i, length);
+    i += length;
+  }
+  return out;
+}
+
 int fail(const Error &error) {
-  std::fprintf(stderr, "error: %s\n", error.message().c_str());
+  std::fprintf(stderr, "error: %s\n", terminalSafe(error.message()).c_str());
   return exitCodeFor(error.kind());
 }
 
 int usage(const std::string &message) {
-  std::fprintf(stderr, "error: %s (see thunderc --help)\n", message.c_str());
+  std::fprintf(stderr, "error: %s (see thunderc --help)\n", terminalSafe(message).c_str());
   return kExitUsage;
 }
 

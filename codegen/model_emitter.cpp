@@ -179,6 +179,13 @@ private:
       const ir::TensorType &type = inputs[i]->type();
       std::string t = "inputs[" + std::to_string(i) + "]";
       std::string label = "input " + std::to_string(i) + " '" + inputs[i]->name() + "'";
+      // Not a tensor at all (rank outside 0..TC_MAX_RANK, a negative dim, a size overflowing
+      // int64) is a bad argument, before any comparison with what the model expects.
+      code.open("if (tc_tensor_numel(&" + t + ") < 0)");
+      code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + label +
+                ": not a valid tensor (rank %d: outside 0..TC_MAX_RANK, a negative dim or "
+                "an element count overflowing int64)\", " + t + ".rank);");
+      code.close();
       code.open("if (" + t + ".dtype != " + abiDType(type.dtype) + ")");
       code.line("return tc_error_setf(err, TC_ERROR_DTYPE_MISMATCH, \"" + label +
                 ": dtype %s, expected " + std::string(ir::dtypeName(type.dtype)) + "\", " +
@@ -507,6 +514,11 @@ private:
                     "] = outputs[" + std::to_string(i) + "].shape[" + std::to_string(d) + "];");
     }
     code.open("for (int i = 0; i < " + std::to_string(numOutputs) + "; ++i)");
+    code.open("if (tc_tensor_numel(&outputs[i]) < 0)");
+    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"output %d: not a valid "
+              "tensor (rank %d: outside 0..TC_MAX_RANK, a negative dim or an element count "
+              "overflowing int64)\", i, outputs[i].rank);");
+    code.close();
     code.open("if (outputs[i].dtype != expected[i].dtype)");
     code.line("return tc_error_setf(err, TC_ERROR_DTYPE_MISMATCH, \"output %d: dtype %s, expected %s\", i, tc_dtype_name(outputs[i].dtype), "
               "tc_dtype_name(expected[i].dtype));");

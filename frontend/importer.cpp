@@ -353,12 +353,19 @@ private:
       state_.symbolRenames[order[i]] = name;
       ir::SymbolRange range;
       if (const Json *bounds = constraints ? jsonFind(*constraints, order[i].c_str()) : nullptr) {
-        const Json *minVal = jsonFind(*bounds, "min_val");
-        const Json *maxVal = jsonFind(*bounds, "max_val");
-        if (minVal && minVal->is_number_integer())
-          range.min = minVal->get<int64_t>();
-        if (maxVal && maxVal->is_number_integer())
-          range.max = maxVal->get<int64_t>();
+        // An integer, or null for no bound (torch writes max_val null for int_oo).
+        for (const char *key : {"min_val", "max_val"}) {
+          const Json *bound = jsonFind(*bounds, key);
+          if (bound == nullptr || bound->is_null())
+            continue;
+          if (!bound->is_number_integer())
+            return invalidInput("range_constraints['" + order[i] + "']: " + key +
+                                " is neither an integer nor null");
+          if (key[1] == 'i')
+            range.min = bound->get<int64_t>();
+          else
+            range.max = bound->get<int64_t>();
+        }
       }
       if (range.max && *range.max < range.min)
         return invalidInput("range_constraints['" + order[i] + "']: empty range");
@@ -413,7 +420,9 @@ private:
         kind = ir::InputKind::Constant;
         fqnField = "tensor_constant_name";
       } else if (input.kind != "user_input") {
-        return unsupported("input of kind '" + input.kind + "'");
+        return unsupported("graph signature: an input of kind '" + input.kind +
+                           "' (thunderc compiles parameter, buffer, tensor_constant, "
+                           "constant_input and user_input inputs)");
       }
       TC_ASSIGN_OR_RETURN(const Json *arg, jsonObject(payload, "arg"));
       const Json *tensorArg = arg;
@@ -459,7 +468,8 @@ private:
                            "compiled model does not write into the caller's tensors (return "
                            "the updated tensor instead)");
       if (output.kind != "user_output")
-        return unsupported("output of kind '" + output.kind + "'");
+        return unsupported("graph signature: an output of kind '" + output.kind +
+                           "' (thunderc compiles user_output and buffer_mutation outputs)");
       TC_ASSIGN_OR_RETURN(const Json *arg, jsonObject(*output.payload, "arg"));
       TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*arg, "user output"));
       if (value.kind != "as_tensor")

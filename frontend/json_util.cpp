@@ -1,7 +1,11 @@
 // Checked JSON access and the schema dtype table.
 #include "frontend/json_util.h"
 
+#include <functional>
 #include <limits>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace thunderc::frontend {
 
@@ -42,11 +46,57 @@ std::string jsonStringOr(const Json &object, const char *key, const std::string 
   return value && value->is_string() ? value->get<std::string>() : fallback;
 }
 
+namespace {
+
+/// Thrown by the parse callback to stop at the first strictness violation.
+struct StrictJsonError {
+  std::string message;
+};
+
+/// Checks what nlohmann accepts but an exported program never holds: a key twice in one
+/// object (nlohmann keeps the last; another reader may keep the first), and integers above
+/// INT64_MAX (every integer the schema has is an int64; get<int64_t>() would wrap them).
+class StrictChecks {
+public:
+  bool operator()(int /*depth*/, Json::parse_event_t event, Json &parsed) {
+    switch (event) {
+    case Json::parse_event_t::object_start:
+      keys_.emplace_back();
+      break;
+    case Json::parse_event_t::object_end:
+      if (!keys_.empty())
+        keys_.pop_back();
+      break;
+    case Json::parse_event_t::key:
+      if (!keys_.empty() && !keys_.back().insert(parsed.get<std::string>()).second)
+        throw StrictJsonError{"duplicate key '" + parsed.get<std::string>() + "' in an object"};
+      break;
+    case Json::parse_event_t::value:
+      if (parsed.is_number_unsigned() &&
+          parsed.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
+        throw StrictJsonError{"integer " + std::to_string(parsed.get<uint64_t>()) +
+                              " does not fit in int64"};
+      break;
+    default:
+      break;
+    }
+    return true;
+  }
+
+private:
+  std::vector<std::set<std::string>> keys_; ///< keys seen in each open object
+};
+
+} // namespace
+
 Expected<Json> parseJson(const std::string &text) {
   TC_TRY(checkJsonDepth(text, kMaxJsonDepth));
   // The JSON parser is the one place that reports through exceptions; convert at the edge.
   try {
-    return Json::parse(text);
+    StrictChecks checks;
+    return Json::parse(text, std::ref(checks));
+  } catch (const StrictJsonError &e) {
+    return invalidInput("invalid JSON: " + e.message);
   } catch (const Json::exception &e) {
     std::string message = e.what();
     // nlohmann prefixes "[json.exception.parse_error.101] "; keep what follows.
@@ -54,6 +104,26 @@ Expected<Json> parseJson(const std::string &text) {
     return invalidInput("invalid JSON: " +
                         (bracket == std::string::npos ? message : message.substr(bracket + 2)));
   }
+}
+
+Status checkLayoutAndDevice(const Json &tensorMeta) {
+  if (const Json *layout = jsonFind(tensorMeta, "layout")) {
+    constexpr int64_t kStrided = 7; // torch/_export/serde/schema.py Layout
+    bool strided = (layout->is_number_integer() && layout->get<int64_t>() == kStrided) ||
+                   (layout->is_string() && layout->get<std::string>() == "Strided");
+    if (!strided && layout->is_number_integer() && layout->get<int64_t>() >= 1 &&
+        layout->get<int64_t>() <= 6)
+      return unsupported("layout " + layout->dump() + " is sparse or MKLDNN; thunderc compiles "
+                         "strided (dense) tensors");
+    if (!strided)
+      return invalidInput("unknown layout " + layout->dump());
+  }
+  if (const Json *device = jsonFind(tensorMeta, "device")) {
+    const Json *type = jsonFind(*device, "type");
+    if (type == nullptr || !type->is_string())
+      return invalidInput("field 'device' has no string 'type'");
+  }
+  return Status::success();
 }
 
 Expected<const Json *> jsonField(const Json &object, const char *key) {

@@ -55,6 +55,12 @@ Expected<JsonUnion> jsonUnion(const Json &value, const std::string &what);
 /// Unsupported. Accepts the enum name as a string too.
 Expected<ir::DType> schemaDType(const Json &value);
 
+/// Checks a TensorMeta's layout and device fields where present: the layout must be strided
+/// (schema number 7; the sparse and MKLDNN layouts 1-6 are Unsupported, other values
+/// InvalidInput), the device an object with a string "type" (its value is not used: thunderc
+/// chooses the target).
+Status checkLayoutAndDevice(const Json &tensorMeta);
+
 /// A number as the serializer writes it: JSON number, or "Infinity"/"-Infinity"/"NaN".
 Expected<double> jsonNumber(const Json &value);
 

@@ -77,6 +77,7 @@ Status checkStrides(const Json &meta, const ir::TensorType &type) {
 
 Expected<ir::TensorType> tensorTypeFromMeta(const Json &meta, const ImportState &state) {
   TC_ASSIGN_OR_RETURN(const Json *dtype, jsonField(meta, "dtype"));
+  TC_TRY(checkLayoutAndDevice(meta));
   ir::TensorType type;
   TC_ASSIGN_OR_RETURN(type.dtype, schemaDType(*dtype));
   TC_ASSIGN_OR_RETURN(const Json *sizes, jsonArray(meta, "sizes"));

@@ -78,10 +78,15 @@ Expected<TensorRecord> parsePayloadMeta(const Json &meta, const std::string &fol
   if (pathName.empty() || pathName.find('/') != std::string::npos ||
       pathName.find("..") != std::string::npos)
     return invalidInput("bad path_name '" + pathName + "'");
-  if (meta.contains("use_pickle") && meta["use_pickle"] == true)
-    return unsupported("pickled tensor (a tensor subclass such as a quantized tensor)");
+  if (const Json *usePickle = jsonFind(meta, "use_pickle")) {
+    if (!usePickle->is_boolean())
+      return invalidInput("field 'use_pickle' is not a boolean");
+    if (usePickle->get<bool>())
+      return unsupported("pickled tensor (a tensor subclass such as a quantized tensor)");
+  }
   TC_ASSIGN_OR_RETURN(const Json *tensorMeta, jsonObject(meta, "tensor_meta"));
   TC_ASSIGN_OR_RETURN(const Json *dtypeField, jsonField(*tensorMeta, "dtype"));
+  TC_TRY(checkLayoutAndDevice(*tensorMeta));
   TensorRecord record;
   record.member = folder + pathName;
   TC_ASSIGN_OR_RETURN(record.dtype, schemaDType(*dtypeField));
@@ -110,9 +115,22 @@ Expected<Pt2Archive> Pt2Archive::open(const std::string &path) {
   const ZipEntry *format = files.find(prefix + "archive_format");
   if (format == nullptr)
     return describeUnsupportedLayout(files);
-  TC_ASSIGN_OR_RETURN(std::string formatText, files.readText(format->name));
+  TC_ASSIGN_OR_RETURN(std::string formatText,
+                      files.readText(format->name, /*verifyCrc=*/true));
   if (formatText.rfind("pt2", 0) != 0)
     return invalidInput(format->name + ": unknown archive format '" + formatText + "'");
+  // torch.export.save writes every member under one folder.
+  for (const ZipEntry &entry : files.entries())
+    if (entry.name.rfind(prefix, 0) != 0)
+      return invalidInput("member '" + entry.name + "' lies outside the archive's folder '" +
+                          prefix + "'");
+  // Tensors are stored in the writer's byte order; thunderc reads little-endian ones.
+  if (const ZipEntry *order = files.find(prefix + "byteorder")) {
+    TC_ASSIGN_OR_RETURN(std::string orderText, files.readText(order->name, true));
+    if (orderText != "little")
+      return unsupported(order->name + ": tensors are stored in byte order '" + orderText +
+                         "'; thunderc reads archives written on little-endian machines");
+  }
 
   // torch.export.save always names the model "model"; accept any single model.
   for (const ZipEntry &entry : files.entries()) {
@@ -130,7 +148,7 @@ Expected<Pt2Archive> Pt2Archive::open(const std::string &path) {
       return unsupported("AOTInductor package; thunderc reads torch.export.save archives");
     return invalidInput("missing archive member '" + prefix + "models/<name>.json'");
   }
-  TC_ASSIGN_OR_RETURN(archive.modelJson_, files.readText(archive.modelMember_));
+  TC_ASSIGN_OR_RETURN(archive.modelJson_, files.readText(archive.modelMember_, true));
 
   std::string weightsConfig =
       prefix + "data/weights/" + archive.modelName_ + "_weights_config.json";
@@ -152,7 +170,7 @@ Status Pt2Archive::readPayloadConfig(const std::string &member, bool required) {
       return invalidInput("missing archive member '" + member + "'");
     return Status::success();
   }
-  TC_ASSIGN_OR_RETURN(std::string text, zip_->readText(member));
+  TC_ASSIGN_OR_RETURN(std::string text, zip_->readText(member, /*verifyCrc=*/true));
   Expected<Json> parsed = parseJson(text);
   if (!parsed.ok())
     return std::move(parsed).error().withContext(member);

@@ -24,7 +24,14 @@ public:
 
 private:
   Error fail(const std::string &what) const {
-    return invalidInput("bad symbolic size expression \"" + std::string(text_) + "\": " + what);
+    return invalidInput("bad symbolic size expression \"" + shown() + "\": " + what +
+                        " at offset " + std::to_string(pos_));
+  }
+  /// The expression for messages: at most 160 characters, then "...".
+  std::string shown() const {
+    constexpr size_t kShown = 160;
+    return text_.size() <= kShown ? std::string(text_)
+                                  : std::string(text_.substr(0, kShown)) + "...";
   }
   void skipSpace() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))
@@ -138,7 +145,10 @@ private:
       return fail(function + " without arguments");
     if (!variadic && args.size() != 2)
       return unsupported("unsupported symbolic size function " + function + " in \"" +
-                         std::string(text_) + "\"");
+                         shown() + "\"");
+    bool divides = function == "FloorDiv" || function == "Mod" || function == "PythonMod";
+    if (divides && args[1].isConstant() && args[1].constantValue() == 0)
+      return fail("division by zero");
     SymExpr result = args[0];
     for (size_t i = 1; i < args.size(); ++i) {
       if (function == "Add")
@@ -157,7 +167,7 @@ private:
         return power(args[0], args[1]);
       else
         return unsupported("unsupported symbolic size function " + function + " in \"" +
-                           std::string(text_) + "\"");
+                           shown() + "\"");
     }
     return result;
   }
@@ -165,7 +175,7 @@ private:
   Expected<SymExpr> power(const SymExpr &base, const SymExpr &exponent) {
     if (!exponent.isConstant() || exponent.constantValue() < 0 ||
         exponent.constantValue() > 8)
-      return unsupported("unsupported symbolic power in \"" + std::string(text_) + "\"");
+      return unsupported("unsupported symbolic power in \"" + shown() + "\"");
     SymExpr result = SymExpr::constant(1);
     for (int64_t i = 0; i < exponent.constantValue(); ++i)
       result = SymExpr::mul(result, base);

@@ -7,6 +7,7 @@
 // 4. Read the entry's local header for its name and extra lengths; data follows them.
 #include "frontend/zip_reader.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "crc32.h"
@@ -173,6 +174,40 @@ Status locateData(std::span<const uint8_t> file, uint64_t localOffset, ZipEntry 
   return Status::success();
 }
 
+/// `name` with bytes outside printable ASCII written as \xNN, for messages.
+std::string printable(std::string_view name) {
+  std::string out;
+  for (unsigned char c : name) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += char(c);
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\x%02x", c);
+      out += escaped;
+    }
+  }
+  return out;
+}
+
+/// Refuses member names no PyTorch writer produces and that could name a file outside a
+/// folder if anything ever extracted them: empty, absolute, a '..' component, a backslash or
+/// a NUL byte.
+Status checkName(std::string_view name, uint64_t number) {
+  bool unsafe = name.empty() || name.front() == '/' ||
+                name.find_first_of(std::string_view("\\\0", 2)) != std::string_view::npos;
+  for (size_t start = 0; !unsafe && start <= name.size();) {
+    size_t slash = name.find('/', start);
+    size_t end = slash == std::string_view::npos ? name.size() : slash;
+    unsafe = name.substr(start, end - start) == "..";
+    start = end + 1;
+  }
+  if (unsafe)
+    return invalidInput("central directory entry " + std::to_string(number) +
+                        " has an unsafe name '" + printable(name) +
+                        "' (empty, absolute, a '..' component, a backslash or a NUL byte)");
+  return Status::success();
+}
+
 /// Parses the central entry number `number` at `at` and advances `at` past it.
 Expected<ZipEntry> readCentralEntry(std::span<const uint8_t> file, uint64_t &at, uint64_t end,
                                     uint64_t number) {
@@ -214,6 +249,7 @@ Expected<ZipEntry> readCentralEntry(std::span<const uint8_t> file, uint64_t &at,
     return invalidInput("entry '" + entry.name + "' is stored but its compressed size " +
                         std::to_string(entry.compressedSize) + " differs from its size " +
                         std::to_string(entry.size));
+  TC_TRY(checkName(entry.name, number));
   TC_TRY(locateData(file, localOffset, entry));
   return entry;
 }
@@ -261,8 +297,22 @@ Status ZipArchive::index() {
   uint64_t end = directory.offset + directory.size;
   for (uint64_t number = 0; number < directory.count; ++number) {
     TC_ASSIGN_OR_RETURN(ZipEntry entry, readCentralEntry(file, at, end, number));
-    index_.emplace(entry.name, entries_.size());
+    if (!index_.emplace(entry.name, entries_.size()).second)
+      return invalidInput("entry '" + printable(entry.name) +
+                          "' appears twice in the central directory");
     entries_.push_back(std::move(entry));
+  }
+  // No two members' data may overlap (one byte range read as two members).
+  std::vector<const ZipEntry *> byOffset;
+  for (const ZipEntry &entry : entries_)
+    byOffset.push_back(&entry);
+  std::sort(byOffset.begin(), byOffset.end(),
+            [](const ZipEntry *a, const ZipEntry *b) { return a->offset < b->offset; });
+  for (size_t i = 1; i < byOffset.size(); ++i) {
+    const ZipEntry &before = *byOffset[i - 1], &after = *byOffset[i];
+    if (before.offset + before.compressedSize > after.offset)
+      return invalidInput("entries '" + printable(before.name) + "' and '" +
+                          printable(after.name) + "' overlap in the file");
   }
   return Status::success();
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 namespace thunderc::ir {
 
@@ -15,6 +16,11 @@ struct SymExpr::Node {
 };
 
 namespace {
+
+/// False for b == 0 and for INT64_MIN / -1, whose quotient does not fit.
+bool divisible(int64_t a, int64_t b) {
+  return b != 0 && !(a == std::numeric_limits<int64_t>::min() && b == -1);
+}
 
 int64_t floorDivide(int64_t a, int64_t b) {
   int64_t quotient = a / b;
@@ -88,11 +94,16 @@ SymExpr flattenAssociative(SymExpr::Kind kind, const SymExpr &lhs, const SymExpr
     std::vector<SymExpr> parts =
         side->kind() == kind ? side->operands() : std::vector<SymExpr>{*side};
     for (const SymExpr &part : parts) {
-      if (part.isConstant())
-        folded = kind == SymExpr::Kind::Add ? folded + part.constantValue()
-                                             : folded * part.constantValue();
+      int64_t next = 0;
+      bool overflows =
+          part.isConstant() &&
+          (kind == SymExpr::Kind::Add
+               ? __builtin_add_overflow(folded, part.constantValue(), &next)
+               : __builtin_mul_overflow(folded, part.constantValue(), &next));
+      if (part.isConstant() && !overflows)
+        folded = next;
       else
-        terms.push_back(part);
+        terms.push_back(part); // a constant that would overflow stays a term, unfolded
     }
   }
   if (kind == SymExpr::Kind::Mul && folded == 0)
@@ -119,13 +130,13 @@ SymExpr SymExpr::mul(SymExpr lhs, SymExpr rhs) {
 SymExpr SymExpr::floorDiv(SymExpr lhs, SymExpr rhs) {
   if (rhs.isConstant() && rhs.constantValue() == 1)
     return lhs;
-  if (lhs.isConstant() && rhs.isConstant() && rhs.constantValue() != 0)
+  if (lhs.isConstant() && rhs.isConstant() && divisible(lhs.constantValue(), rhs.constantValue()))
     return constant(floorDivide(lhs.constantValue(), rhs.constantValue()));
   return make(Kind::FloorDiv, {std::move(lhs), std::move(rhs)});
 }
 
 SymExpr SymExpr::mod(SymExpr lhs, SymExpr rhs) {
-  if (lhs.isConstant() && rhs.isConstant() && rhs.constantValue() != 0)
+  if (lhs.isConstant() && rhs.isConstant() && divisible(lhs.constantValue(), rhs.constantValue()))
     return constant(pythonMod(lhs.constantValue(), rhs.constantValue()));
   return make(Kind::Mod, {std::move(lhs), std::move(rhs)});
 }
@@ -189,20 +200,22 @@ SymExpr::evaluate(const std::map<std::string, int64_t> &bindings) const {
   }
   int64_t result = kind() == Kind::Mul ? 1 : 0;
   switch (kind()) {
-  case Kind::Add:
+  case Kind::Add: // an overflowing size is no size
     for (int64_t value : values)
-      result += value;
+      if (__builtin_add_overflow(result, value, &result))
+        return std::nullopt;
     return result;
   case Kind::Mul:
     for (int64_t value : values)
-      result *= value;
+      if (__builtin_mul_overflow(result, value, &result))
+        return std::nullopt;
     return result;
   case Kind::FloorDiv:
-    if (values[1] == 0)
+    if (!divisible(values[0], values[1]))
       return std::nullopt;
     return floorDivide(values[0], values[1]);
   case Kind::Mod:
-    if (values[1] == 0)
+    if (!divisible(values[0], values[1]))
       return std::nullopt;
     return pythonMod(values[0], values[1]);
   case Kind::Max:

@@ -248,32 +248,53 @@ void batch_norm(const T *x, int64_t N, int64_t C, int64_t spatial, const T *mean
   }
 }
 
-/// Doubles of workspace that attention needs: one row of scores.
+namespace detail {
+/// The float path's blocks of queries and the scratch slots they share (one block of scores
+/// per slot; a run never allocates, so the workspace holds every slot).
+constexpr int64_t kAttentionRows = 32;
+constexpr int64_t kAttentionMaxSlots = 64;
+inline int64_t attention_slots(int64_t batch, int64_t L) {
+  const int64_t tasks = batch * ((L + kAttentionRows - 1) / kAttentionRows);
+  return tasks < kAttentionMaxSlots ? (tasks > 0 ? tasks : 1) : kAttentionMaxSlots;
+}
+} // namespace detail
+
+/// Doubles of workspace that attention needs: one row of scores in double for T other than
+/// float; for float, one [32, S] block of float scores per slot (at most 64 slots, which bounds
+/// the threads the float path uses).
 inline int64_t attention_workspace_size(int64_t batch, int64_t L, int64_t S, int64_t Ev) {
-  (void)batch, (void)L, (void)Ev;
-  return S > 0 ? S : 1;
+  (void)Ev;
+  const int64_t row = S > 0 ? S : 1;
+  const int64_t blocks = detail::attention_slots(batch, L) * detail::kAttentionRows * row;
+  const int64_t f32 = (blocks + 1) / 2; // floats, in doubles
+  return f32 > row ? f32 : row;
 }
 
 namespace detail {
 
-/// attention for float: blocks of kRows queries per task, split over the context's threads;
-/// each block's scores [rows, S] = scale * Q K^T and its output P V are single-threaded gemm
-/// calls (BLAS when the bundle has one), the masked softmax between them runs in float.
+/// attention for float: blocks of kAttentionRows queries per task; the tasks are dealt to
+/// attention_slots() slots, split over the context's threads, each slot with its own block of
+/// scores in `workspace`. Each block's scores [rows, S] = scale * Q K^T and its output P V are
+/// single-threaded gemm calls (BLAS when the bundle has one), the masked softmax between them
+/// runs in float.
 inline void attention_f32(const float *q, const float *k, const float *v, int64_t batch,
                           int64_t L, int64_t S, int64_t E, int64_t Ev, const void *mask,
-                          bool mask_is_bool, double scale, bool causal, float *y) {
-  constexpr int64_t kRows = 32;
+                          bool mask_is_bool, double scale, bool causal, float *y,
+                          float *workspace) {
+  constexpr int64_t kRows = kAttentionRows;
   const auto *bool_mask = static_cast<const uint8_t *>(mask);
   const auto *additive_mask = static_cast<const float *>(mask);
   const int64_t blocks = (L + kRows - 1) / kRows;
+  const int64_t tasks = batch * blocks;
+  const int64_t slots = attention_slots(batch, L);
   const float minus_inf = -infinity<float>();
-  parallel_for(batch * blocks, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> scores(static_cast<size_t>(kRows * (S > 0 ? S : 1)));
-    for (int64_t task = begin; task < end; ++task) {
+  parallel_for(slots, 1, [&](int64_t first_slot, int64_t last_slot) {
+    for (int64_t slot = first_slot; slot < last_slot; ++slot)
+    for (int64_t task = tasks * slot / slots; task < tasks * (slot + 1) / slots; ++task) {
       const int64_t b = task / blocks;
       const int64_t i0 = (task % blocks) * kRows;
       const int64_t rows = min_count(kRows, L - i0);
-      float *block = scores.data();
+      float *block = workspace + slot * kRows * (S > 0 ? S : 1);
       gemm<float>(1, rows, S, E, q + (b * L + i0) * E, 0, false, k + b * S * E, 0, true, scale,
                   0.0, block);
       for (int64_t r = 0; r < rows; ++r) {
@@ -322,14 +343,16 @@ inline void attention_f32(const float *q, const float *k, const float *v, int64_
 /// score to -inf and anything else keeping it; otherwise it holds T values added to the
 /// scores. A row whose scores are all -inf gives zeros, as PyTorch >= 2.5 eager does
 /// (_safe_softmax) and as the reference interpreter does. Uses `workspace`
-/// (attention_workspace_size(batch, L, S, Ev) = S doubles) for T other than float, where all
-/// arithmetic is in double; float runs detail::attention_f32.
+/// (attention_workspace_size(batch, L, S, Ev) doubles): a row of double scores for T other
+/// than float, where all arithmetic is in double; float runs detail::attention_f32 with its
+/// blocks of float scores there.
 template <typename T>
 void attention(const T *q, const T *k, const T *v, int64_t batch, int64_t L, int64_t S, int64_t E,
                int64_t Ev, const void *mask, bool mask_is_bool, double scale, bool causal, T *y,
                double *workspace) {
   if constexpr (std::is_same<T, float>::value) {
-    detail::attention_f32(q, k, v, batch, L, S, E, Ev, mask, mask_is_bool, scale, causal, y);
+    detail::attention_f32(q, k, v, batch, L, S, E, Ev, mask, mask_is_bool, scale, causal, y,
+                          reinterpret_cast<float *>(workspace));
     return;
   }
   constexpr int64_t kBlock = 64;

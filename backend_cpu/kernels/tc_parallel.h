@@ -7,11 +7,13 @@
 // installed, so nested parallel_for calls run serially.
 //
 // Every range runs through tc::run_range, which the compiler clones for x86-64-v4 (AVX-512),
-// x86-64-v3 (AVX2 + FMA) and the baseline, picking one at load time by the CPU (GCC/Clang
+// x86-64-v3 (AVX2 + FMA) and the baseline, picking one at load time by the CPU (GCC's
 // target_clones on ELF platforms): the loop body inlined into each clone is vectorized for
-// that ISA, so a bundle built once runs well on any x86-64 CPU. Define TC_NO_CPU_DISPATCH
-// (the bundle's THUNDERC_BUNDLE_CPU_DISPATCH=OFF) to compile the body once, with the
-// compiler's own flags (e.g. -march=native).
+// that ISA, so a bundle built once runs well on any x86-64 CPU. Clang does not clone function
+// templates (clang 14-18: "multiversioned functions do not yet support function templates"),
+// so with clang, and where TC_NO_CPU_DISPATCH is defined (the bundle's
+// THUNDERC_BUNDLE_CPU_DISPATCH=OFF), the body compiles once with the compiler's own flags
+// (e.g. -march=native).
 #pragma once
 
 #include <cstdint>
@@ -19,7 +21,7 @@
 #include "thread_pool.h"
 
 #if !defined(TC_NO_CPU_DISPATCH) && defined(__x86_64__) && defined(__ELF__) &&                  \
-    (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+    defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #define TC_CPU_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define TC_CPU_CLONES

@@ -173,7 +173,9 @@ TEST_CASE("every attribute type round-trips") {
                      "j_empty=[], k_false=false}") != std::string::npos);
   std::unique_ptr<Graph> reparsed = parseOrFail(printed);
   const AttrMap &parsed = reparsed->nodes().front()->attrs();
-  for (const auto &[name, value] : attrs.all()) {
+  for (const auto &entry : attrs.all()) {
+    const std::string &name = entry.first; // not a structured binding: INFO captures it
+    const auto &value = entry.second;
     INFO("attribute " << name);
     REQUIRE(parsed.find(name) != nullptr);
     CHECK(attrType(*parsed.find(name)) == attrType(value));

@@ -124,8 +124,11 @@ template <typename T, bool kLoops> void checkAddmm() {
       std::vector<T> typedB = typedOf<T>(b);
       callGemm<T, kLoops>(1, m, n, k, typedA.data(), 0, false, typedB.data(), 0, false, alpha, beta,
                           c.data());
-      INFO(dtypeName(dtype) << (kLoops ? " loops" : " gemm") << " addmm " << m << "x" << n << "x"
-                            << k << " alpha " << alpha << " beta " << beta);
+      // Streamed first: clang < 16 cannot capture structured bindings in INFO.
+      std::ostringstream context;
+      context << dtypeName(dtype) << (kLoops ? " loops" : " gemm") << " addmm " << m << "x" << n
+              << "x" << k << " alpha " << alpha << " beta " << beta;
+      INFO(context.str());
       checkValues(doublesOf(c), expected, toleranceFor(dtype));
     }
   }
@@ -507,7 +510,10 @@ TEST_CASE_TEMPLATE("kernels: adaptive_avg_pool2d matches the interpreter", T, fl
     std::vector<T> x = typedOf<T>(input);
     std::vector<T> y(expected.size());
     tc::adaptive_avg_pool2d(x.data(), shape[0], shape[1], shape[2], shape[3], y.data(), outH, outW);
-    INFO(shapeString(shape) << " -> " << outH << "x" << outW);
+    // Streamed first: clang < 16 cannot capture structured bindings in INFO.
+    std::ostringstream context;
+    context << shapeString(shape) << " -> " << outH << "x" << outW;
+    INFO(context.str());
     checkValues(doublesOf(y), expected, toleranceFor(dtype));
   }
 }

@@ -220,8 +220,11 @@ TEST_CASE_TEMPLATE("kernels: softmax and log_softmax match the interpreter", T, 
                                                  {input}, attrs({{"dim", dim}}));
       std::vector<T> y(expected.size());
       tc::softmax(x.data(), split.outer, split.extent, split.inner, log, y.data());
-      INFO(dtypeName(dtype) << (log ? " log_softmax " : " softmax ") << shapeString(shape)
-                            << " dim " << dim);
+      // Streamed first: clang < 16 cannot capture structured bindings in INFO.
+      std::ostringstream context;
+      context << dtypeName(dtype) << (log ? " log_softmax " : " softmax ") << shapeString(shape)
+              << " dim " << dim;
+      INFO(context.str());
       checkValues(doublesOf(y), expected, toleranceFor(dtype));
     }
   }
@@ -245,7 +248,10 @@ TEST_CASE_TEMPLATE("kernels: cumsum matches the interpreter", T, float, double, 
     std::vector<double> expected = interpretOp(OpKind::Cumsum, {input}, attrs({{"dim", dim}}));
     std::vector<T> y(expected.size());
     tc::cumsum(x.data(), split.outer, split.extent, split.inner, y.data());
-    INFO(dtypeName(dtype) << " cumsum " << shapeString(shape) << " dim " << dim);
+    // Streamed first: clang < 16 cannot capture structured bindings in INFO.
+    std::ostringstream context;
+    context << dtypeName(dtype) << " cumsum " << shapeString(shape) << " dim " << dim;
+    INFO(context.str());
     checkValues(doublesOf(y), expected, toleranceFor(dtype));
   }
 }
@@ -288,7 +294,10 @@ TEST_CASE_TEMPLATE("kernels: layer_norm and batch_norm match the interpreter", T
       std::vector<T> y(expected.size());
       tc::layer_norm(x.data(), rows, cols, affine >= 1 ? w.data() : nullptr,
                      affine >= 2 ? b.data() : nullptr, 1e-5, y.data());
-      INFO(dtypeName(dtype) << " layer_norm " << shapeString(shape) << " affine " << affine);
+      // Streamed first: clang < 16 cannot capture structured bindings in INFO.
+      std::ostringstream context;
+      context << dtypeName(dtype) << " layer_norm " << shapeString(shape) << " affine " << affine;
+      INFO(context.str());
       checkValues(doublesOf(y), expected, toleranceFor(dtype));
     }
   }

@@ -208,7 +208,10 @@ template <typename T> void checkFillAndArange() {
         evalOp(OpKind::Arange, {}, type, attrs({{"start", start}, {"step", step}}));
     Buffer<T> y(static_cast<size_t>(count));
     tc::arange(reinterpret_cast<T *>(y.data()), count, start, step);
-    INFO(dtypeName(dtype) << " arange " << start << " " << step << " " << count);
+    // Streamed first: clang < 16 cannot capture structured bindings in INFO.
+    std::ostringstream context;
+    context << dtypeName(dtype) << " arange " << start << " " << step << " " << count;
+    INFO(context.str());
     std::vector<double> actual;
     for (auto element : y)
       actual.push_back(tc::cast<double>(static_cast<T>(element)));
