@@ -649,6 +649,15 @@ private:
     if (!target.ok())
       return std::move(target).error().withContext("node '" + name + "'");
     std::string context = "node '" + name + "' (" + shortTarget(*target) + ")";
+    // SSA: a node may not define a tensor an input or an earlier node defined.
+    if (const Json *outputs = jsonFind(node, "outputs"); outputs && outputs->is_array())
+      for (const Json &output : *outputs)
+        if (const Json *tensor = jsonFind(output, "as_tensor"))
+          if (const Json *outputName = jsonFind(*tensor, "name");
+              outputName && outputName->is_string() &&
+              state_.values.count(outputName->get<std::string>()))
+            return invalidInput(context + ": defines tensor '" +
+                                outputName->get<std::string>() + "', which is already defined");
     ir::SourceInfo source;
     if (const Json *metadata = jsonFind(node, "metadata"))
       source = sourceFromStackTrace(jsonStringOr(*metadata, "stack_trace"));

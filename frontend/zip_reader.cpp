@@ -60,9 +60,17 @@ Expected<uint64_t> findEndRecord(std::span<const uint8_t> file) {
     return invalidInput("not a zip archive (no end of central directory record)");
   uint64_t last = file.size() - kEndSize;
   uint64_t first = last > kMaxCommentSize ? last - kMaxCommentSize : 0;
+  // The record nearest the end decides: an earlier signature may belong to an archive stored
+  // inside this one (PyTorch stores sample inputs as a zip).
   for (uint64_t at = last + 1; at-- > first;) {
-    if (load32(file, at) == kEndSignature && at + kEndSize + load16(file, at + 20) <= file.size())
-      return at;
+    if (load32(file, at) != kEndSignature)
+      continue;
+    uint64_t commentSize = load16(file, at + 20);
+    if (at + kEndSize + commentSize > file.size())
+      return invalidInput("end of central directory record at offset " + std::to_string(at) +
+                          ": its " + std::to_string(commentSize) +
+                          "-byte comment runs past the end of the file");
+    return at;
   }
   return invalidInput("not a zip archive (no end of central directory record)");
 }

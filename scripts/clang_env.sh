@@ -8,7 +8,7 @@ if ! command -v "$THUNDERC_CLANGXX" >/dev/null ||
    ! ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
   echo "clang_env: installing ${THUNDERC_CLANG_PACKAGES[*]}"
   _sudo=""
-  if [[ $(id -u) -ne 0 ]]; then _sudo="sudo"; fi
+  if [[ $(id -u) -ne 0 ]]; then _sudo="sudo -n"; fi # never wait for a password
   $_sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $_sudo apt-get install -y -qq --no-install-recommends \
     "${THUNDERC_CLANG_PACKAGES[@]}" >/dev/null

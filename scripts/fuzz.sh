@@ -27,6 +27,7 @@ while (( $# )); do
   esac
 done
 cd "$ROOT"
+BUILD_DIR="$(mkdir -p "$BUILD_DIR" && cd "$BUILD_DIR" && pwd)"
 if (( ${#TARGETS[@]} == 0 )); then
   mapfile -t TARGETS < <(ls tests/fuzz/seeds)
 fi
@@ -49,22 +50,29 @@ for target in "${TARGETS[@]}"; do
   findings="$BUILD_DIR/findings/$target"
   mkdir -p "$work" "$findings" "tests/fuzz/corpus/$target"
   dict=()
-  if [[ -f "tests/fuzz/dict/$target.dict" ]]; then dict=(-dict="tests/fuzz/dict/$target.dict"); fi
+  if [[ -f "tests/fuzz/dict/$target.dict" ]]; then
+    dict=(-dict="$ROOT/tests/fuzz/dict/$target.dict")
+  fi
   echo "fuzz.sh: $target for ${SECONDS_PER_TARGET}s (${JOBS} job(s))"
   log="$BUILD_DIR/fuzz_$target.log"
-  if ! "$BUILD_DIR/tests/fuzz/fuzz_$target" "$work" "tests/fuzz/seeds/$target" \
-      "tests/fuzz/corpus/$target" "${dict[@]}" \
-      -max_total_time="$SECONDS_PER_TARGET" -jobs="$JOBS" -workers="$JOBS" -max_len=1048576 \
-      -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$findings/" \
+  # With several jobs libFuzzer runs workers that log to fuzz-<n>.log in the working directory:
+  # run it in its own folder under the build tree.
+  parallel=()
+  if (( JOBS > 1 )); then parallel=(-jobs="$JOBS" -workers="$JOBS"); fi
+  rundir="$BUILD_DIR/fuzz_run_$target"
+  rm -rf "$rundir" && mkdir -p "$rundir"
+  if ! (cd "$rundir" && "$BUILD_DIR/tests/fuzz/fuzz_$target" "$work" \
+      "$ROOT/tests/fuzz/seeds/$target" "$ROOT/tests/fuzz/corpus/$target" "${dict[@]}" \
+      -max_total_time="$SECONDS_PER_TARGET" "${parallel[@]}" -max_len=1048576 \
+      -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$findings/") \
       >"$log" 2>&1; then
     status=1
   fi
-  # With -jobs the workers log to fuzz-<n>.log in the working directory.
-  cat "$log" fuzz-*.log 2>/dev/null |
-    grep -E "stat::number_of_executed_units|^==[0-9]+==ERROR|SUMMARY" |
+  { cat "$log" "$rundir"/fuzz-*.log 2>/dev/null || true; } |
+    { grep -E "stat::number_of_executed_units|^==[0-9]+== ?ERROR|SUMMARY" || true; } |
     awk -v t="$target" '/number_of_executed_units/ {n += $2; next} {print t ": " $0}
-                        END {print t ": " n " executions"}'
-  rm -f fuzz-*.log
+                        END {print t ": " n + 0 " executions"}'
+
   if compgen -G "$findings/*" >/dev/null; then
     echo "fuzz.sh: $target: findings in $findings" >&2
     status=1
