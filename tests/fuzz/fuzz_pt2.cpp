@@ -3,16 +3,9 @@
 // shapes, the ATen import table and the verifier. Seeds are real exported programs.
 #include <cstdint>
 
-#include "frontend/importer.h"
-#include "ir/printer.h"
-#include "tests/fuzz/fuzz_util.h"
+#include "tests/fuzz/fuzz_import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  thunderc::fuzz::MemoryFile file(data, size);
-  thunderc::Expected<thunderc::frontend::ImportedModel> model =
-      thunderc::frontend::importPt2(file.path());
-  thunderc::fuzz::report(model);
-  if (model.ok())
-    (void)thunderc::ir::printGraph(*model->graph);
+  thunderc::fuzz::importArchive(data, size);
   return 0;
 }

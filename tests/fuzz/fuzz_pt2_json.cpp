@@ -9,10 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend/importer.h"
 #include "frontend/zip_reader.h"
-#include "ir/printer.h"
-#include "tests/fuzz/fuzz_util.h"
+#include "tests/fuzz/fuzz_import.h"
 #include "tests/support/test_zip.h"
 
 namespace {
@@ -55,11 +53,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   members[base.jsonMembers[data[0] % base.jsonMembers.size()]].data =
       std::string(reinterpret_cast<const char *>(data) + 1, size - 1);
   thunderc::testing::TestZip zip = thunderc::testing::buildZip(members);
-  thunderc::fuzz::MemoryFile file(zip.bytes.data(), zip.bytes.size());
-  thunderc::Expected<thunderc::frontend::ImportedModel> model =
-      thunderc::frontend::importPt2(file.path());
-  thunderc::fuzz::report(model);
-  if (model.ok())
-    (void)thunderc::ir::printGraph(*model->graph);
+  thunderc::fuzz::importArchive(zip.bytes.data(), zip.bytes.size());
   return 0;
 }
