@@ -98,7 +98,8 @@ Status writeNpy(const std::string &path, const ir::HostTensor &tensor) {
 
 } // namespace
 
-Expected<LoadedProgram> loadProgram(const std::string &path) {
+Expected<LoadedProgram> loadProgram(const std::string &path,
+                                    const std::vector<frontend::InputShapeSpec> &shapes) {
   LoadedProgram program;
   program.path = path;
   if (endsWith(path, ".tir")) {
@@ -108,7 +109,9 @@ Expected<LoadedProgram> loadProgram(const std::string &path) {
     TC_ASSIGN_OR_RETURN(program.parsedGraph, ir::parseGraph(*text, path));
     program.graph = program.parsedGraph.get();
   } else {
-    Expected<frontend::ImportedModel> imported = frontend::importPt2(path);
+    Expected<frontend::ImportedModel> imported = frontend::isTorchScriptFile(path)
+                                                     ? frontend::importTorchScript(path, shapes)
+                                                     : frontend::importPt2(path);
     if (!imported.ok())
       return std::move(imported).error().withContext(path);
     program.imported = std::move(*imported);
@@ -129,9 +132,9 @@ Status optimizeProgram(LoadedProgram &program, const std::vector<std::string> &p
   if (passes.empty())
     return Status::success();
   opt::PassContext context;
-  if (program.imported.archive)
+  if (program.imported.weights)
     context.weights = [&program](const ir::Value &input) -> Expected<ir::TensorView> {
-      return program.imported.archive->tensor(input.weightName());
+      return program.imported.weights->tensor(input.weightName());
     };
   Expected<bool> changed = opt::runPasses(*program.graph, passes, options, context);
   if (changed.ok())
@@ -213,8 +216,8 @@ std::string jsonReport(const LoadedProgram &program) {
     json weight{{"name", loaded.name},
                 {"kind", inputKindName(loaded.kind)},
                 {"type", loaded.type.str()}};
-    if (model.archive) {
-      Expected<ir::TensorView> view = model.archive->tensor(loaded.name);
+    if (model.weights) {
+      Expected<ir::TensorView> view = model.weights->tensor(loaded.name);
       if (view.ok()) {
         ir::HostTensor bytes = ir::contiguousCopy(*view);
         weight["crc32"] = runtime::crc32(bytes.bytes.data(), bytes.bytes.size());
@@ -278,9 +281,9 @@ Status interpretToFiles(const LoadedProgram &program, const std::vector<std::str
     views.push_back(tensors.back().view());
   }
   ir::WeightProvider weights = [&](const ir::Value &input) -> Expected<ir::TensorView> {
-    if (!program.imported.archive)
+    if (!program.imported.weights)
       return invalidInput("text IR carries no weights for '" + input.name() + "'");
-    return program.imported.archive->tensor(input.weightName());
+    return program.imported.weights->tensor(input.weightName());
   };
   TC_ASSIGN_OR_RETURN(std::vector<ir::HostTensor> results,
                       ir::interpret(*program.graph, views, weights, random));
@@ -309,9 +312,9 @@ Status compileToBundle(const LoadedProgram &program, const BundleRequest &reques
   const std::string &outDir = request.outDir;
   TC_TRY(codegen::checkOutputFolder(outDir, program.path));
   codegen::WeightSource weights = [&](const ir::Value &value) -> Expected<ir::TensorView> {
-    if (!program.imported.archive)
+    if (!program.imported.weights)
       return invalidInput("text IR carries no weights for '" + value.name() + "'");
-    return program.imported.archive->tensor(value.weightName());
+    return program.imported.weights->tensor(value.weightName());
   };
   std::unique_ptr<codegen::TargetBackend> backend = request.target == codegen::Target::Cuda
                                                         ? cuda::makeCudaBackend()

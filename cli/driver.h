@@ -7,6 +7,7 @@
 
 #include "codegen/model_emitter.h"
 #include "frontend/importer.h"
+#include "frontend/torchscript.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "ir/interpreter.h"
@@ -36,7 +37,10 @@ struct LoadedProgram {
 
 /// Reads `path` by its extension (.tir text IR, otherwise a .pt2 archive) and verifies the
 /// resulting graph. Errors are prefixed with the path.
-Expected<LoadedProgram> loadProgram(const std::string &path);
+/// Loads a .pt2 archive, a TorchScript file (with `shapes` for a module that has no traced
+/// example inputs) or text IR.
+Expected<LoadedProgram> loadProgram(const std::string &path,
+                                    const std::vector<frontend::InputShapeSpec> &shapes = {});
 
 /// Runs the passes named in `passes` (--passes), in order, over the program's graph. An
 /// unknown pass name is a Usage error; other failures (a pass error, --verify-each catching a

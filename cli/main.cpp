@@ -66,12 +66,18 @@ int run(int argc, char **argv) {
   options.custom_help("INPUT [options]");
   // clang-format off
   options.add_options()
-      ("input", "a .pt2 archive from torch.export.save (torch 2.9-2.14), or text IR (.tir)",
+      ("input", "a .pt2 archive from torch.export.save (torch 2.9-2.14), a TorchScript file "
+                "from torch.jit.save (.pt; needs the TorchScript importer), or text IR (.tir)",
        cxxopts::value<std::string>())
       ("o,output", "write the bundle (a CMake project) to this folder; replaced atomically",
        cxxopts::value<std::string>())
       ("name", "C identifier of the bundle's library, header and runner (default: the input "
                "file's stem)", cxxopts::value<std::string>()->default_value(""))
+      ("input-shape", "TorchScript input: the dtype and sizes of forward's inputs, for a "
+                      "module without traced example inputs (a scripted one): "
+                      "[NAME:]DTYPE[D0,D1,...], several separated by ';', e.g. "
+                      "'ids:int64[1,8];mask:int64[1,8]'",
+       cxxopts::value<std::string>()->default_value(""))
       ("golden", "folder with inputs/ and expected/ .npy files to ship as the bundle's golden "
                  "test", cxxopts::value<std::string>()->default_value(""))
       ("target", "where the bundle runs: cpu (C++17 loops, CBLAS) or cuda (CUDA kernels, cuBLAS, "
@@ -180,8 +186,12 @@ int run(int argc, char **argv) {
     if (!outputOk.ok())
       return usage(outputOk.error().message());
   }
+  Expected<std::vector<frontend::InputShapeSpec>> shapes =
+      frontend::parseInputShapes(args["input-shape"].as<std::string>());
+  if (!shapes.ok())
+    return usage(shapes.error().message());
   spdlog::debug("loading {}", input);
-  Expected<LoadedProgram> program = loadProgram(input);
+  Expected<LoadedProgram> program = loadProgram(input, *shapes);
   if (!program.ok())
     return fail(program.error());
   spdlog::debug("loaded {} nodes", program->graph->numNodes());

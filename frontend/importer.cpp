@@ -386,7 +386,7 @@ private:
 
   // A weight's archive record must agree with the placeholder's metadata.
   Status checkWeight(const std::string &fqn, const ir::TensorType &type) {
-    Expected<ir::TensorView> view = model_.archive->tensor(fqn);
+    Expected<ir::TensorView> view = model_.weights->tensor(fqn);
     if (!view.ok())
       return std::move(view).error();
     bool sameShape = view->shape.size() == type.shape.size();
@@ -1507,11 +1507,18 @@ std::vector<std::string> supportedTargets() {
 }
 
 Expected<ImportedModel> importPt2(const std::string &path) {
+  TC_ASSIGN_OR_RETURN(Pt2Archive opened, Pt2Archive::open(path));
+  auto archive = std::make_unique<Pt2Archive>(std::move(opened));
+  const std::string member = archive->modelMember();
+  const std::string &text = archive->modelJson();
+  return importProgram(std::move(archive), text, member);
+}
+
+Expected<ImportedModel> importProgram(std::unique_ptr<WeightSource> weights,
+                                      const std::string &programJson, const std::string &member) {
   ImportedModel model;
-  TC_ASSIGN_OR_RETURN(Pt2Archive archive, Pt2Archive::open(path));
-  model.archive = std::make_unique<Pt2Archive>(std::move(archive));
-  const std::string &member = model.archive->modelMember();
-  Expected<Json> program = parseJson(model.archive->modelJson());
+  model.weights = std::move(weights);
+  Expected<Json> program = parseJson(programJson);
   if (!program.ok())
     return std::move(program).error().withContext(member);
   ProgramImporter importer(model);

@@ -35,9 +35,10 @@ struct ImportedNodeRecord {
   ir::SourceInfo source;
 };
 
-/// A successfully imported program. The archive stays open so weights remain mapped.
+/// A successfully imported program. Its weight source (the .pt2 archive, or the TorchScript
+/// plugin's frozen tensors) stays open so weights remain mapped.
 struct ImportedModel {
-  std::unique_ptr<Pt2Archive> archive;
+  std::unique_ptr<WeightSource> weights;
   std::unique_ptr<ir::Graph> graph;
   std::string irLevel;      ///< the exporter's verifier: "TRAINING" or "ATEN"
   std::string torchVersion; ///< as recorded in the program
@@ -50,6 +51,12 @@ struct ImportedModel {
 /// not fail the import (see ImportedModel::unsupported); unsupported program-level features
 /// (buffer mutation, non-tensor inputs, ...) are ErrorKind::Unsupported.
 Expected<ImportedModel> importPt2(const std::string &path);
+
+/// Imports a serialized ExportedProgram (the JSON of a .pt2 archive's model member) whose
+/// weights `weights` holds; errors name `member`. importPt2 and the TorchScript importer
+/// (frontend/torchscript.h) both end here.
+Expected<ImportedModel> importProgram(std::unique_ptr<WeightSource> weights,
+                                      const std::string &programJson, const std::string &member);
 
 /// Every exported target the importer compiles or handles, sorted, each once, spelled without
 /// "torch.ops." ("aten.add.Tensor", "higher_order.wrap_with_set_grad_enabled"): the ATen

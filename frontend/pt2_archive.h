@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/weight_source.h"
 #include "frontend/zip_reader.h"
 #include "ir/host_tensor.h"
 #include "ir/status.h"
@@ -23,7 +24,7 @@ struct TensorRecord {
 };
 
 /// An opened PT2 archive. Views returned by tensor() stay valid while the archive lives.
-class Pt2Archive {
+class Pt2Archive : public WeightSource {
 public:
   /// Opens and validates the archive: zip structure, archive_format, the models/<name>.json
   /// member, and every PayloadConfig entry (dtype, sizes, strides, offset, and that the
@@ -41,7 +42,7 @@ public:
 
   /// The validated tensor for a parameter / buffer / constant FQN; an error naming the FQN
   /// if the archive has none.
-  Expected<ir::TensorView> tensor(const std::string &fqn) const;
+  Expected<ir::TensorView> tensor(const std::string &fqn) const override;
   const std::map<std::string, TensorRecord> &records() const { return records_; }
 
 private:

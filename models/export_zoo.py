@@ -9,6 +9,9 @@ For every zoo entry this writes `<out>/<name>/`:
 
     train.pt2                      torch.export.export(model.eval(), args, dynamic_shapes=...) (training IR)
     core.pt2                       the same program after ep.run_decompositions() (core ATen IR)
+    trace.pt                       torch.jit.trace(model, args) saved by torch.jit.save (TorchScript; it
+                                   keeps the example inputs' shapes); not for --size real
+    script.pt                      torch.jit.script(model), where the model can be scripted
     inputs/input_<i>.npy           user inputs of the default case, in graph input order
     expected/output_<i>.npy        eager outputs of the model (at its own dtype) under torch.no_grad
     expected_fp64/output_<i>.npy   outputs of a deep copy of the model converted with .double(), run on
@@ -246,7 +249,28 @@ def check_program(ep: ExportedProgram, args: tuple, expected: list[torch.Tensor]
             raise RuntimeError(f"{what}: output {i} of the exported program differs from eager")
 
 
-def export_one(entry: zoo.ZooEntry, out_root: Path, check: bool) -> str:
+def save_torchscript(model: torch.nn.Module, args: tuple, folder: Path) -> dict[str, str]:
+    """trace.pt and, where torch.jit.script accepts the model, script.pt (docs/TORCHSCRIPT.md);
+    the manifest's "torchscript" entry: the files written and why one could not be."""
+    info: dict[str, str] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            # Traced with autograd on, like most deployed TorchScript: under no_grad,
+            # nn.TransformerEncoderLayer records its fused inference kernel instead of its ops.
+            torch.jit.trace(model, args, strict=False, check_trace=False).save(str(folder / "trace.pt"))
+            info["trace"] = "trace.pt"
+        except Exception as error:  # noqa: BLE001 -- recorded: not every model traces
+            info["trace_error"] = f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
+        try:
+            torch.jit.script(model).save(str(folder / "script.pt"))
+            info["script"] = "script.pt"
+        except Exception as error:  # noqa: BLE001 -- recorded: most models do not script
+            info["script_error"] = f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}"
+    return info
+
+
+def export_one(entry: zoo.ZooEntry, out_root: Path, check: bool, torchscript: bool = True) -> str:
     t0 = time.time()
     model = entry.make_model()
     model_fp64 = copy.deepcopy(model).double()
@@ -261,6 +285,7 @@ def export_one(entry: zoo.ZooEntry, out_root: Path, check: bool) -> str:
     tmp.mkdir(parents=True)
     torch.export.save(ep_train, tmp / "train.pt2")
     torch.export.save(ep_core, tmp / "core.pt2")
+    scripted = save_torchscript(model, args, tmp) if torchscript else {}
 
     user_inputs = [s.arg.name for s in ep_train.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
     if len(user_inputs) != len(args):
@@ -313,6 +338,7 @@ def export_one(entry: zoo.ZooEntry, out_root: Path, check: bool) -> str:
             "core": describe_level(ep_core, "core.pt2"),
         },
         "cases": cases,
+        "torchscript": scripted,
         "dynamic_dims": describe_dynamic_dims(entry, ep_train, user_inputs),
     }
     core_params = describe_params(ep_core)
@@ -385,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = []
     for entry in entries:
         try:
-            print(export_one(entry, opts.out, opts.check), flush=True)
+            print(export_one(entry, opts.out, opts.check, torchscript=opts.size != "real"), flush=True)
         except Exception as error:  # noqa: BLE001 -- reported, and fatal unless --keep-going
             if not opts.keep_going:
                 raise
