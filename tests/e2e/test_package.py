@@ -49,6 +49,16 @@ def test_install_layout(prefix):
     assert re.match(r"thunderc \d+\.\d+\.\d+\n", version), version
 
 
+def test_installed_thunderc_reads_torchscript(prefix, tmp_path):
+    """The installed thunderc finds its TorchScript importer in lib/thunderc."""
+    plugins = list(prefix.glob("lib*/thunderc/libthunderc_torchscript.so"))
+    if not plugins:
+        pytest.skip("built without the TorchScript importer")
+    traced = os.path.join(ZOO_DIR, "mlp", "trace.pt")
+    report = run([str(prefix / "bin" / "thunderc"), traced, "--emit", "report"]).stdout
+    assert "0 unsupported" in report, report
+
+
 def test_find_package_and_add_model(prefix, tmp_path):
     model = tmp_path / "mlp.pt2"
     model.write_bytes(open(os.path.join(ZOO_DIR, "mlp", "train.pt2"), "rb").read())
