@@ -1,8 +1,9 @@
 """TorchScript input (docs/TORCHSCRIPT.md): every zoo and gallery model that traces (trace.pt,
 written by models/export_zoo.py) and every one that scripts (script.pt, with --input-shape)
 compiles from its .pt file with no unsupported op, and its outputs match PyTorch eager (the
-golden tolerance policy) and the .pt2 path's outputs, through the reference interpreter; a
-representative set is also built as CPU bundles (and one as an emulated CUDA bundle) and run.
+golden tolerance policy) and the .pt2 path's outputs, through the reference interpreter; every
+zoo model's and three gallery models' trace.pt are also built as CPU bundles (which never link
+libtorch) and run, three as emulated CUDA bundles; the weights are the .pt2 path's.
 Errors: data-dependent control flow, missing or wrong input shapes, a damaged file, module
 state, and a thunderc without its TorchScript importer."""
 import json
@@ -18,10 +19,11 @@ from conftest import THUNDERC, ZOO_DIR, build_bundle, check_cases, compile_bundl
 from tolerances import compare, load_npy
 
 GALLERY_DIR = os.environ.get("THUNDERC_GALLERY_DIR", "")
-# Built and run as bundles: an MLP, a CNN with batch norm, a GPT with an embedding, a real
-# Hugging Face encoder; and one emulated CUDA bundle.
-BUNDLES = [("zoo", "mlp"), ("zoo", "resnet"), ("zoo", "gpt"), ("gallery", "hf_bert")]
-CUDA_BUNDLE = ("zoo", "cnn")
+# Built and run as bundles: the zoo, a Hugging Face encoder, decoder and vision transformer (the
+# other gallery models go through the interpreter: the bundle is generated from the same IR
+# whichever file it came from, and test_gallery.py builds every gallery model's bundle).
+GALLERY_BUNDLES = ["hf_bert", "hf_llama", "hf_vit"]
+CUDA_BUNDLES = ["mlp", "cnn", "gpt"]
 
 
 def _root(where):
@@ -108,10 +110,12 @@ def test_every_zoo_model_traces():
     assert sorted(zoo) == sorted(exported)
 
 
-@pytest.mark.parametrize("where,model", BUNDLES)
+def _bundle_models():
+    return [m for m in _models("trace") if m[0] == "zoo" or m[1] in GALLERY_BUNDLES]
+
+
+@pytest.mark.parametrize("where,model", _bundle_models())
 def test_traced_bundle_matches_eager(thunderc, where, model, tmp_path):
-    if not os.path.isdir(os.path.join(_root(where), model)):
-        pytest.skip(f"{model} not exported")
     info = _manifest(where, model)
     model_dir = os.path.join(_root(where), model)
     out = tmp_path / "out"
@@ -119,12 +123,37 @@ def test_traced_bundle_matches_eager(thunderc, where, model, tmp_path):
     build = build_bundle(out)
     run(["ctest", "--test-dir", build, "--output-on-failure"])
     default = [c for c in info["cases"] if c["name"] == "default"]
-    check_cases(os.path.join(build, f"{model}_run"), model_dir, default, tmp_path,
-                f"{model} trace.pt", compare, load_npy)
+    runner = os.path.join(build, f"{model}_run")
+    check_cases(runner, model_dir, default, tmp_path, f"{model} trace.pt", compare, load_npy)
+    assert "libtorch" not in run(["ldd", runner]).stdout
 
 
-def test_traced_emulated_cuda_bundle_matches_eager(thunderc, tmp_path):
-    where, model = CUDA_BUNDLE
+@pytest.mark.parametrize("model", ["mlp", "resnet", "gpt"])
+def test_weights_are_the_pt2_paths(model):
+    """Frozen parameters and buffers become the same weights, under the same names, as in the
+    .pt2 path (report-json lists each weight with its CRC-32). Where they differ it is by
+    design: freezing pools equal constants (GPT's LayerNorms, all ones at initialization, share
+    one tensor), static computations on weights are folded into lifted constants (GPT's
+    position embedding of arange(T): _tensor_constant0), and unused buffers are not kept
+    (ResNet's num_batches_tracked)."""
+    model_dir = os.path.join(ZOO_DIR, model)
+
+    def weights(source):
+        report = json.loads(run([THUNDERC, source, "-O0", "--emit", "report-json"]).stdout)
+        return {w["name"]: w["crc32"] for w in report["weights"]}
+
+    traced = weights(os.path.join(model_dir, "trace.pt"))
+    exported = weights(os.path.join(model_dir, "train.pt2"))
+    if model == "mlp":
+        assert traced == exported
+    named = {name: crc for name, crc in traced.items() if not name.startswith("_tensor_constant")}
+    assert len(named) >= len(traced) - 1 and named
+    assert all(exported.get(name) == crc for name, crc in named.items()), (named, exported)
+
+
+@pytest.mark.parametrize("model", CUDA_BUNDLES)
+def test_traced_emulated_cuda_bundle_matches_eager(thunderc, model, tmp_path):
+    where = "zoo"
     info = _manifest(where, model)
     model_dir = os.path.join(_root(where), model)
     out = tmp_path / "out"
