@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from conftest import (ZOO_DIR, build_bundle, check_cases, compile_bundle, exported_models,
-                      read_manifest, run)
+from conftest import (THUNDERC, ZOO_DIR, build_bundle, check_cases, compile_bundle,
+                      exported_models, read_manifest, run)
 from tolerances import compare, load_npy
 
 LEVELS = ["train", "core"]
@@ -119,15 +119,48 @@ def test_output_is_deterministic(thunderc, tmp_path):
     pt2 = os.path.join(ZOO_DIR, "gpt", "core.pt2")
     compile_bundle(pt2, tmp_path / "a", "gpt", golden=os.path.join(ZOO_DIR, "gpt"))
     compile_bundle(pt2, tmp_path / "b", "gpt", golden=os.path.join(ZOO_DIR, "gpt"))
-    comparison = filecmp.dircmp(tmp_path / "a", tmp_path / "b")
+    _same_tree(tmp_path / "a", tmp_path / "b")
+
+
+def _same_tree(left, right):
+    comparison = filecmp.dircmp(left, right)
 
     def identical(node):
         _, mismatch, errors = filecmp.cmpfiles(node.left, node.right, node.common_files,
                                                shallow=False)
-        assert not mismatch and not errors and not node.left_only and not node.right_only
+        assert not mismatch and not errors and not node.left_only and not node.right_only, (
+            node.left, mismatch, errors, node.left_only, node.right_only)
         for sub in node.subdirs.values():
             identical(sub)
     identical(comparison)
+
+
+@pytest.mark.parametrize("model", zoo_models())
+def test_bundle_does_not_depend_on_where_or_how_it_is_compiled(thunderc, tmp_path, model):
+    """The same program gives a byte-identical bundle when compiled from another working
+    directory through a relative path, with a shuffled and extended environment, and from the
+    archive re-zipped with its members in reverse order and other timestamps."""
+    import random
+    import zipfile
+    source = os.path.join(ZOO_DIR, model, "core.pt2")
+    compile_bundle(source, tmp_path / "a", model)
+
+    other = tmp_path / "elsewhere" / "deeper"
+    other.mkdir(parents=True)
+    with zipfile.ZipFile(source) as original, \
+            zipfile.ZipFile(other / "core.pt2", "w") as rezipped:
+        for item in reversed(original.infolist()):
+            copy = zipfile.ZipInfo(item.filename, date_time=(2001, 2, 3, 4, 5, 6))
+            copy.compress_type = item.compress_type
+            rezipped.writestr(copy, original.read(item.filename))
+    names = list(os.environ)
+    random.Random(model).shuffle(names)
+    env = {name: os.environ[name] for name in names}
+    env.update(LC_ALL="C", TZ="Pacific/Chatham", THUNDERC_UNUSED="x" * 1000)
+    result = subprocess.run([THUNDERC, "core.pt2", "-o", "../out", "--name", model],
+                            cwd=other, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    _same_tree(tmp_path / "a", tmp_path / "elsewhere" / "out")
 
 
 def test_failed_compile_leaves_output_untouched(thunderc, tmp_path):
