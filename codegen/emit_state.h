@@ -127,9 +127,11 @@ void emitGather(EmitState &state, const ir::Value *value, const std::string &out
 /// A kernel-library call whose indices are checked, `call` being "gather<float, int64_t>(x, ..."
 /// without its closing parenthesis: on CUDA a bad index is recorded under a new gather site; on
 /// the CPU the call's `bad` out-parameter becomes an error naming the node, the index, its
-/// position in `indices` and the valid range 0 .. extent - 1.
+/// position in `indices` and the valid range 0 .. extent - 1. `hostArguments` (", ws") follow
+/// `bad` in the CPU call.
 void emitIndexCheckedCall(EmitState &state, const ir::Node &node, const std::string &call,
-                          const ir::Value *indices, const std::string &extent);
+                          const ir::Value *indices, const std::string &extent,
+                          const std::string &hostArguments = "");
 
 /// Strides of `operand` broadcast to `resultShape` (0 for broadcast dims and missing
 /// leading dims).

@@ -561,7 +561,8 @@ Status emitNnNode(const ir::Node &node, EmitState &state) {
 }
 
 void emitIndexCheckedCall(EmitState &state, const ir::Node &node, const std::string &call,
-                          const ir::Value *indices, const std::string &extent) {
+                          const ir::Value *indices, const std::string &extent,
+                          const std::string &hostArguments) {
   if (state.onDevice()) {
     // Out-of-range indices are recorded in the context's gather_error with this site number,
     // which <name>_synchronize turns back into the node's name.
@@ -573,7 +574,7 @@ void emitIndexCheckedCall(EmitState &state, const ir::Node &node, const std::str
   // valid range.
   state.code().open("");
   state.code().line("int64_t bad = 0;");
-  state.code().open("if (!tc::" + call + ", &bad))");
+  state.code().open("if (!tc::" + call + ", &bad" + hostArguments + "))");
   state.code().line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"node '" +
                     node.name() + "' (" + std::string(ir::opName(node.op())) +
                     "): index %lld at position %lld of the indices is out of range: valid "

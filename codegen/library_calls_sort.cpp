@@ -23,8 +23,10 @@ void emitSort(const ir::Node &node, EmitState &state) {
   std::string call = "sort<" + type + ">(" + state.ptr(x) + ", " + outer + ", " + extent + ", " +
                      inner + ", " + (ir::attr::descending(node) ? "true" : "false") + ", " +
                      state.ptr(node.result(0)) + ", " + state.ptr(node.result(1));
-  if (!state.onDevice()) {
-    state.callLibrary(call + ")");
+  if (!state.onDevice()) { // keys, positions and merge slots of one row, in the arena
+    state.callLibrary(call + ", " +
+                      state.workspace("int64_t", "tc::sort_workspace_elements(" + extent + ")") +
+                      ")");
     return;
   }
   // Rows the shared-memory network sorts (up to tcg::kSortSharedLimit) need no workspace;
@@ -57,7 +59,10 @@ void emitEmbeddingBag(const ir::Node &node, EmitState &state) {
       (ir::attr::include_last_offset(node) ? "true" : "false") + ", " + state.library() +
       "::bag_mode::" + ir::attr::mode(node) + ", int64_t(" +
       std::to_string(ir::attr::padding_idx(node)) + "), " + perSample + ", " + state.ptr(y);
-  emitIndexCheckedCall(state, node, call, indices, extent);
+  // On the CPU, one bag's double accumulators come from the arena.
+  std::string accumulators =
+      state.onDevice() ? "" : ", " + state.workspace("double", dimExpr(weight->type().shape[1]));
+  emitIndexCheckedCall(state, node, call, indices, extent, accumulators);
 }
 
 } // namespace

@@ -8,7 +8,9 @@ again under ThreadSanitizer."""
 import os
 import shutil
 
+import numpy as np
 import pytest
+import torch
 
 from conftest import THUNDERC, ZOO_DIR, run
 
@@ -24,10 +26,10 @@ def _inputs(model):
     return [os.path.join(folder, name) for name in sorted(os.listdir(folder))]
 
 
-def _build(model, tmp_root, sanitize=None):
+def _build(model, tmp_root, sanitize=None, pt2=None):
     bundle = tmp_root / f"{model}_bundle"
     if not bundle.exists():
-        run([THUNDERC, os.path.join(ZOO_DIR, model, "train.pt2"), "-o", str(bundle),
+        run([THUNDERC, pt2 or os.path.join(ZOO_DIR, model, "train.pt2"), "-o", str(bundle),
              "--name", "model", "-q"])
     build = tmp_root / f"{model}_stress_{sanitize or 'plain'}"
     extra = [f"-DSTRESS_SANITIZE={sanitize}"] if sanitize else []
@@ -75,3 +77,37 @@ def test_thread_sanitizer(stress_root):
     assert "every output bit-identical" in out
     out = run([stress, "lifecycle", weights, "4", "25", *inputs], env=env).stdout
     assert "load/create/run/destroy cycles" in out
+
+
+class SortAndBag(torch.nn.Module):
+    """sort, topk and embedding_bag: kernels that need scratch memory per row or bag."""
+
+    def __init__(self):
+        super().__init__()
+        self.bag = torch.nn.EmbeddingBag(40, 8, mode="mean")
+
+    def forward(self, x, ids, offsets):
+        values, order = torch.sort(x, dim=-1, stable=True)
+        top = torch.topk(x, 3, dim=-1).values
+        return values, order, top, self.bag(ids, offsets)
+
+
+def test_scratch_kernels_allocate_nothing_when_warm(stress_root):
+    """The sort and embedding_bag kernels take their scratch from the context's arena: a warm
+    run allocates nothing, and every allocation fault before it is handled."""
+    g = torch.Generator().manual_seed(0)
+    inputs = (torch.randn(6, 300, generator=g), torch.randint(0, 40, (12,), generator=g),
+              torch.tensor([0, 3, 3, 7]))
+    folder = stress_root / "sort_bag_inputs"
+    folder.mkdir()
+    pt2 = stress_root / "sort_bag.pt2"
+    torch.export.save(torch.export.export(SortAndBag().eval(), inputs), str(pt2))
+    files = []
+    for i, tensor in enumerate(inputs):
+        files.append(str(folder / f"input_{i}.npy"))
+        np.save(files[-1], tensor.numpy())
+    stress, weights = _build("sort_bag", stress_root, pt2=str(pt2))
+    out = run([stress, "faults", weights, *files], env=_env()).stdout
+    assert "a warm run allocates nothing" in out
+    out = run([stress, "concurrent", weights, "4", "50", *files], env=_env()).stdout
+    assert "every output bit-identical" in out

@@ -165,11 +165,11 @@ void tcKernelsInstantiateCasts() { castEachPair(ElementTypes{}); }
 
 // sort (every element type) and embedding_bag (floating tables, both index types).
 #define TC_INSTANTIATE_SORT(T)                                                                     \
-  template void tc::sort<T>(const T *, int64_t, int64_t, int64_t, bool, T *, int64_t *);
+  template void tc::sort<T>(const T *, int64_t, int64_t, int64_t, bool, T *, int64_t *, int64_t *);
 #define TC_INSTANTIATE_BAG(T, I)                                                                   \
   template bool tc::embedding_bag<T, I>(const T *, int64_t, int64_t, const I *, int64_t,          \
                                         const I *, int64_t, bool, tc::bag_mode, int64_t,           \
-                                        const T *, T *, int64_t *);
+                                        const T *, T *, int64_t *, double *);
 TC_INSTANTIATE_SORT(float)
 TC_INSTANTIATE_SORT(double)
 TC_INSTANTIATE_SORT(tc::half)
