@@ -386,8 +386,14 @@ void emitCudaHostRuns(CodeWriter &code, const std::string &n, size_t numInputs,
   code.open("if (status == TC_OK)");
   code.line("status = measure();");
   code.close();
+  code.line("// Only events that exist: cudaEventDestroy(nullptr) fails and leaves its error for");
+  code.line("// cudaGetLastError, which the next kernel launch's check would then report.");
+  code.open("if (start != nullptr)");
   code.line("cudaEventDestroy(start);");
+  code.close();
+  code.open("if (stop != nullptr)");
   code.line("cudaEventDestroy(stop);");
+  code.close();
   code.open("if (status != TC_OK)");
   code.line("tc_error_prefixf(err, \"" + n + "_time_runs: \");");
   code.line("return status;");

@@ -26,12 +26,13 @@ def _inputs(model):
     return [os.path.join(folder, name) for name in sorted(os.listdir(folder))]
 
 
-def _build(model, tmp_root, sanitize=None, pt2=None):
-    bundle = tmp_root / f"{model}_bundle"
+def _build(model, tmp_root, sanitize=None, pt2=None, cuda=False):
+    bundle = tmp_root / f"{model}_bundle{'_cuda' if cuda else ''}"
     if not bundle.exists():
+        target = ["--target", "cuda", "--cuda-emulation"] if cuda else []
         run([THUNDERC, pt2 or os.path.join(ZOO_DIR, model, "train.pt2"), "-o", str(bundle),
-             "--name", "model", "-q"])
-    build = tmp_root / f"{model}_stress_{sanitize or 'plain'}"
+             "--name", "model", "-q", *target])
+    build = tmp_root / f"{model}_stress_{sanitize or 'plain'}{'_cuda' if cuda else ''}"
     extra = [f"-DSTRESS_SANITIZE={sanitize}"] if sanitize else []
     run(["cmake", "-S", STRESS_SOURCE, "-B", str(build), "-G", "Ninja",
          f"-DMODEL_DIR={bundle}", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
@@ -111,3 +112,16 @@ def test_scratch_kernels_allocate_nothing_when_warm(stress_root):
     assert "a warm run allocates nothing" in out
     out = run([stress, "concurrent", weights, "4", "50", *files], env=_env()).stdout
     assert "every output bit-identical" in out
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_cuda_abi_misuse_and_concurrency(model, stress_root):
+    """The CUDA bundle's entry points (model_run, run_host, set_stream, synchronize, time_runs)
+    misused return their documented statuses, and contexts on threads agree bit for bit, under
+    the CPU emulation of CUDA."""
+    stress, weights = _build(model, stress_root, cuda=True)
+    inputs = _inputs(model)
+    out = run([stress, "api", weights, *inputs], env=_env()).stdout
+    assert "each with its documented status" in out
+    out = run([stress, "concurrent", weights, "4", "20", *inputs], env=_env()).stdout
+    assert "4 threads x 20 runs, every output bit-identical" in out

@@ -22,6 +22,10 @@
 //       null data and bad settings: each returns its documented status with a message (and
 //       the same status with a NULL tc_error), and the context still runs correctly after.
 //
+// A CUDA bundle (built with STRESS_CUDA, against the CPU emulation of CUDA or on a GPU) runs
+// every request through model_run_host, and `api` also misuses the CUDA entry points
+// (set_stream, synchronize, run_host, time_runs).
+//
 // Prints one summary line per mode; exits 1 with a message at the first failure.
 #include <atomic>
 #include <cerrno>
@@ -220,8 +224,13 @@ Tensors makeOutputs(const Tensors &inputs) {
 
 tc_status runOnce(model_context *context, const Tensors &inputs, Tensors &outputs,
                   tc_error *error) {
+#ifdef STRESS_CUDA // host tensors: uploaded, run, downloaded
+  return model_run_host(context, inputs.views.data(), int(inputs.views.size()),
+                        outputs.views.data(), int(outputs.views.size()), error);
+#else
   return model_run(context, inputs.views.data(), int(inputs.views.size()), outputs.views.data(),
                    int(outputs.views.size()), error);
+#endif
 }
 
 bool sameBits(const Tensors &a, const Tensors &b) {
@@ -548,24 +557,55 @@ int api(Setup &setup) {
       {"last dim + 1000", [](tc_tensor &t) { t.shape[t.rank - 1] += 1000; },
        TC_ERROR_SHAPE_MISMATCH, true},
   };
-  for (const Bad &b : bad) {
-    std::vector<tc_tensor> badInputs(in, in + inputs);
-    if (b.needsDims && badInputs[0].rank == 0)
-      continue;
-    b.damage(badInputs[0]);
-    std::string what = std::string("run(input 0 with ") + b.what + ")";
-    tc_status status = model_run(context, badInputs.data(), inputs, o, outputs, &error);
-    // A symbolic dim may take the damaged size: then an out-of-range status is documented.
-    if (b.expected == TC_ERROR_SHAPE_MISMATCH && status == TC_ERROR_OUT_OF_RANGE)
-      status = TC_ERROR_SHAPE_MISMATCH;
-    expectStatus(status, error, b.expected, what.c_str());
-    std::vector<tc_tensor> badOutputs(o, o + outputs);
-    if (b.needsDims && badOutputs[0].rank == 0)
-      continue;
-    b.damage(badOutputs[0]);
-    what = std::string("run(output 0 with ") + b.what + ")";
-    expectStatus(model_run(context, in, inputs, badOutputs.data(), outputs, &error), error,
-                 b.expected, what.c_str());
+  using RunFn = tc_status (*)(model_context *, const tc_tensor *, int, tc_tensor *, int,
+                              tc_error *);
+  std::vector<std::pair<const char *, RunFn>> runs = {{"run", model_run}};
+#ifdef STRESS_CUDA
+  runs.emplace_back("run_host", model_run_host);
+  // The CUDA entry points.
+  expectStatus(model_context_set_stream(nullptr, nullptr, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "context_set_stream(NULL context)");
+  expectStatus(model_synchronize(nullptr, &error), error, TC_ERROR_INVALID_ARGUMENT,
+               "synchronize(NULL context)");
+  expectStatus(model_run_host(nullptr, in, inputs, o, outputs, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "run_host(NULL context)");
+  expectStatus(model_run_host(context, nullptr, inputs, o, outputs, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "run_host(NULL inputs)");
+  expectStatus(model_run_host(context, in, inputs + 1, o, outputs, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "run_host(too many inputs)");
+  expectStatus(model_run_host(context, in, inputs, o, outputs - 1, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "run_host(too few outputs)");
+  double median = 0;
+  expectStatus(model_time_runs(nullptr, in, inputs, o, outputs, 0, 1, &median, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "time_runs(NULL context)");
+  expectStatus(model_time_runs(context, in, inputs, o, outputs, 0, 1, nullptr, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "time_runs(NULL median)");
+  expectStatus(model_time_runs(context, in, inputs, o, outputs, -1, 1, &median, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "time_runs(warmup -1)");
+  expectStatus(model_time_runs(context, in, inputs, o, outputs, 0, 0, &median, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "time_runs(iters 0)");
+  check(model_synchronize(context, &error), error, "synchronize after the misuse");
+#endif
+  for (const auto &[name, runFn] : runs) {
+    for (const Bad &b : bad) {
+      std::vector<tc_tensor> badInputs(in, in + inputs);
+      if (b.needsDims && badInputs[0].rank == 0)
+        continue;
+      b.damage(badInputs[0]);
+      std::string what = std::string(name) + "(input 0 with " + b.what + ")";
+      tc_status status = runFn(context, badInputs.data(), inputs, o, outputs, &error);
+      // A symbolic dim may take the damaged size: then an out-of-range status is documented.
+      if (b.expected == TC_ERROR_SHAPE_MISMATCH && status == TC_ERROR_OUT_OF_RANGE)
+        status = TC_ERROR_SHAPE_MISMATCH;
+      expectStatus(status, error, b.expected, what.c_str());
+      std::vector<tc_tensor> badOutputs(o, o + outputs);
+      if (b.needsDims && badOutputs[0].rank == 0)
+        continue;
+      b.damage(badOutputs[0]);
+      what = std::string(name) + "(output 0 with " + b.what + ")";
+      expectStatus(runFn(context, in, inputs, badOutputs.data(), outputs, &error), error,
+                   b.expected, what.c_str());
+    }
   }
   // After all that the context is intact.
   check(runOnce(context, request, out, &error), error, "run after the misuse");
