@@ -304,6 +304,8 @@ Status compileToBundle(const LoadedProgram &program, const BundleRequest &reques
   options.sourceName = input.filename().string();
   options.goldenDir = request.goldenDir;
   options.cudaEmulation = request.cudaEmulation;
+  options.triton = request.triton;
+  options.tritonMaxBatch = request.tritonMaxBatch;
   options.allowTf32 = request.allowTf32;
   options.thundercVersion = THUNDERC_VERSION;
   if (!request.arch.empty()) {

@@ -70,6 +70,8 @@ struct BundleRequest {
   codegen::Target target = codegen::Target::Cpu;
   bool allowTf32 = false;
   bool cudaEmulation = false; ///< CUDA: ship the CPU emulation of CUDA in the bundle
+  bool triton = false;         ///< also write a Triton model (codegen/triton_model.h)
+  int64_t tritonMaxBatch = 64;
   std::string arch; ///< CUDA: the bundle's default GPU architecture ("sm_90a"); empty: sm_80 + sm_90
 };
 

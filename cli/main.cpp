@@ -89,6 +89,12 @@ int run(int argc, char **argv) {
       ("cuda-emulation", "cuda: also ship the CPU emulation of CUDA in the bundle, so that it "
                          "builds and runs without a GPU (-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON; "
                          "slow, for tests)")
+      ("triton", "also write a Triton Inference Server model (cpu target): triton/config.pbtxt "
+                 "and the targets that build the model library and its model repository "
+                 "(cmake --build B --target NAME_triton_repository; docs/TRITON.md)")
+      ("triton-max-batch", "with --triton: the largest batch of a model whose first dim is "
+                           "its batch (default 64, at most the dim's exported upper bound)",
+       cxxopts::value<int64_t>()->default_value("64"))
       ("emit", "what to print: ir (the SSA graph), report (every op: status, node, source "
                "line; then the compiled kernels, library calls and views with FLOPs, bytes, "
                "why neighbours did not fuse, and the memory plan), report-json (the same as "
@@ -173,6 +179,14 @@ int run(int argc, char **argv) {
     return usage("--allow-tf32 needs --target cuda");
   if (args.count("cuda-emulation") && target != "cuda")
     return usage("--cuda-emulation needs --target cuda");
+  if (args.count("triton") && target != "cpu")
+    return usage("--triton serves CPU bundles (the thunderc Triton backend runs the cpu target)");
+  if (args.count("triton") && !args.count("output"))
+    return usage("--triton needs -o (it writes the model into the bundle)");
+  if (args["triton-max-batch"].as<int64_t>() < 1 ||
+      args["triton-max-batch"].as<int64_t>() > (int64_t{1} << 20))
+    return usage("--triton-max-batch takes 1 to 1048576, not " +
+                 std::to_string(args["triton-max-batch"].as<int64_t>()));
   if (emit != "ir" && emit != "report" && emit != "report-json" && emit != "dot" &&
       emit != "cuda")
     return usage("unknown --emit value '" + emit + "'");
@@ -249,6 +263,8 @@ int run(int argc, char **argv) {
     request.target = target == "cuda" ? codegen::Target::Cuda : codegen::Target::Cpu;
     request.cudaEmulation = args.count("cuda-emulation") > 0;
     request.allowTf32 = args.count("allow-tf32") > 0;
+    request.triton = args.count("triton") > 0;
+    request.tritonMaxBatch = args["triton-max-batch"].as<int64_t>();
     if (target == "cuda" && args.count("arch"))
       request.arch = args["arch"].as<std::string>();
     Status status = compileToBundle(*program, request);

@@ -1,5 +1,6 @@
 // The bundle writer: collects every file of out/ in memory, then writes them to a temporary
 // folder and swaps it in, so a failure never leaves a partial out/.
+#include "codegen/triton_model.h"
 #include "codegen/bundle.h"
 
 #include <algorithm>
@@ -246,7 +247,11 @@ Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
       numInputs += input->inputKind() == ir::InputKind::User ? 1 : 0;
     TC_TRY(copyGolden(options.goldenDir, files, numInputs, graph.numUserOutputs()));
   }
-  files["CMakeLists.txt"] = backend.cmakeLists(options, hasGolden);
+  if (options.triton) {
+    TC_ASSIGN_OR_RETURN(auto triton, tritonFiles(graph, options));
+    files.insert(triton.begin(), triton.end());
+  }
+  files["CMakeLists.txt"] = backend.cmakeLists(options, hasGolden) + tritonCmake(options);
   files["README.md"] = readme(graph, options, hasGolden) + backend.readmeSection(options);
   FileWriter writeWeights = [&weightsWriter](const std::string &path) -> Status {
     std::string error;

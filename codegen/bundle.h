@@ -27,6 +27,12 @@ struct BundleOptions {
   bool cudaEmulation = false;
   /// thunderc's version, part of the compile id (a weights.bin is for one compile only).
   std::string thundercVersion;
+  /// Also write a Triton Inference Server model: triton/config.pbtxt, the model library's
+  /// entry table and its CMake targets (codegen/triton_model.h, docs/TRITON.md).
+  bool triton = false;
+  /// --triton: the largest batch config.pbtxt allows a batching model (and at most the batch
+  /// symbol's upper bound).
+  int64_t tritonMaxBatch = 64;
 };
 
 /// The bytes of a weight input (Parameter/Buffer/Constant), possibly strided.

@@ -31,6 +31,13 @@ if ! "$PYTHON" -m pip install -q --disable-pip-version-check -r requirements.txt
   cat /tmp/thunderc_pip.log >&2
   exit 1
 fi
+# Triton Inference Server for the thunderc backend's tests: the server binary and its libraries
+# from the nvidia-pytriton wheel, without the wheel's Python dependencies (docs/TRITON.md).
+if ! "$PYTHON" -m pip install -q --disable-pip-version-check --no-deps nvidia-pytriton==0.7.0 \
+    2>/tmp/thunderc_pip.log; then
+  cat /tmp/thunderc_pip.log >&2
+  exit 1
+fi
 # The NVRTC wheel (requirements.txt) enables `thunderc --verify`; say where CMake will find it.
 if nvrtc_dir=$("$PYTHON" -c "import nvidia, os; print(next(p for p in (os.path.join(d, 'cu13') for d in nvidia.__path__) if os.path.isfile(os.path.join(p, 'include', 'nvrtc.h'))))" 2>/dev/null); then
   echo "install_deps: NVRTC at $nvrtc_dir (thunderc --verify)"

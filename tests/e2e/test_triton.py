@@ -1,0 +1,280 @@
+"""The thunderc backend under the real Triton Inference Server (docs/TRITON.md): the server binary
+of the nvidia-pytriton wheel, on loopback ports, serving a model repository of two zoo models
+(dynamic_mlp: batching; gpt: int64 tokens, static shapes) and one gallery model (BERT with a
+dynamic batch and sequence length), each written by `thunderc --triton` and laid out by the
+bundle's <name>_triton_repository target. Every response, over HTTP and gRPC, is compared with
+PyTorch eager (the golden tolerance policy); 16 client threads x 200 requests with dynamic
+batching all get correct answers and the server's statistics show batches of more than one
+request; bad requests get Triton errors (the bundle's message where the bundle finds the
+problem) and the server keeps serving; the models are unloaded and loaded 20 times."""
+import copy
+import importlib.util
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import THUNDERC, ZOO_DIR, run
+from tolerances import compare
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "models"))
+import gallery  # noqa: E402
+import zoo  # noqa: E402
+
+GALLERY_DIR = os.environ.get("THUNDERC_GALLERY_DIR", "")
+BACKENDS = os.environ.get("THUNDERC_TRITON_BACKENDS",
+                          os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(THUNDERC))),
+                                       "triton", "backends"))
+MODELS = {"dynamic_mlp": ZOO_DIR, "gpt": ZOO_DIR, "hf_bert_dynamic": GALLERY_DIR}
+
+http = pytest.importorskip("tritonclient.http")
+grpc = pytest.importorskip("tritonclient.grpc")
+
+
+def _server_binary():
+    spec = importlib.util.find_spec("pytriton")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.fail("the nvidia-pytriton wheel is not installed (scripts/install_deps.sh)")
+    package = spec.submodule_search_locations[0]
+    binary = os.path.join(package, "tritonserver", "bin", "tritonserver")
+    libs = os.path.join(os.path.dirname(package), "nvidia_pytriton.libs")
+    return binary, libs
+
+
+def _free_ports(count):
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def _eager_model(name):
+    entry = zoo.get(name) if MODELS[name] == ZOO_DIR else gallery.get(name)
+    model = entry.make_model().eval()
+    return model, copy.deepcopy(model).double()
+
+
+def _expected(models, name, inputs):
+    model, model64 = models[name]
+    with torch.no_grad():
+        tensors = [torch.from_numpy(x) for x in inputs]
+        out = model(*tensors)
+        doubled = [t.double() if t.is_floating_point() else t for t in tensors]
+        out64 = model64(*doubled)
+    out = out if isinstance(out, (tuple, list)) else [out]
+    out64 = out64 if isinstance(out64, (tuple, list)) else [out64]
+    return [o.numpy() for o in out], [o.numpy() for o in out64]
+
+
+def _compare(got, want, want64):
+    return compare(torch.from_numpy(np.array(got)), torch.from_numpy(want),
+                   torch.from_numpy(want64))
+
+
+def _check(models, name, inputs, outputs):
+    expected, expected64 = _expected(models, name, inputs)
+    assert len(outputs) == len(expected)
+    for got, want, want64 in zip(outputs, expected, expected64):
+        ok, err, how = _compare(got, want, want64)
+        assert ok, f"{name}: response differs from eager by {err:.3g} ({how})"
+
+
+@pytest.fixture(scope="module")
+def repository(tmp_path_factory):
+    root = tmp_path_factory.mktemp("triton")
+    repo = root / "repository"
+    repo.mkdir()
+    for name, where in MODELS.items():
+        if not where or not os.path.isdir(os.path.join(where, name)):
+            pytest.fail(f"{name} is not exported under {where!r}")
+        bundle = root / f"{name}_bundle"
+        run([THUNDERC, os.path.join(where, name, "train.pt2"), "-o", str(bundle), "--name", name,
+             "--triton", "-q"])
+        build = bundle / "build"
+        run(["cmake", "-S", str(bundle), "-B", str(build), "-G", "Ninja",
+             "-DTHUNDERC_BUNDLE_CPU_DISPATCH=OFF", "-DTHUNDERC_BUNDLE_WERROR=ON"])
+        run(["cmake", "--build", str(build), "--target", f"{name}_triton_repository"])
+        shutil.copytree(build / "triton_repository" / name, repo / name)
+    return repo
+
+
+@pytest.fixture(scope="module")
+def server(repository, tmp_path_factory):
+    binary, libs = _server_binary()
+    http_port, grpc_port, metrics_port = _free_ports(3)
+    log = open(tmp_path_factory.mktemp("triton_log") / "server.log", "w+")
+    env = dict(os.environ, LD_LIBRARY_PATH=libs + ":" + os.environ.get("LD_LIBRARY_PATH", ""))
+    process = subprocess.Popen(
+        [binary, "--model-repository", str(repository), "--backend-directory", BACKENDS,
+         "--model-control-mode", "explicit", "--load-model", "*",
+         "--http-address", "127.0.0.1", "--grpc-address", "127.0.0.1",
+         "--http-port", str(http_port), "--grpc-port", str(grpc_port),
+         "--metrics-port", str(metrics_port), "--allow-metrics", "false"],
+        stdout=log, stderr=subprocess.STDOUT, env=env)
+    client = http.InferenceServerClient(f"127.0.0.1:{http_port}")
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            if client.is_server_ready() and all(client.is_model_ready(m) for m in MODELS):
+                break
+        except Exception:  # noqa: BLE001 -- not listening yet
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            log.seek(0)
+            pytest.fail(f"tritonserver did not become ready:\n{log.read()[-6000:]}")
+        time.sleep(0.25)
+    yield {"http": f"127.0.0.1:{http_port}", "grpc": f"127.0.0.1:{grpc_port}",
+           "process": process, "log": log}
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def models():
+    return {name: _eager_model(name) for name in MODELS}
+
+
+def _inputs(name):
+    folder = os.path.join(MODELS[name], name, "inputs")
+    return [np.load(os.path.join(folder, f)) for f in sorted(os.listdir(folder))]
+
+
+def _config(server, name):
+    return http.InferenceServerClient(server["http"]).get_model_config(name)
+
+
+def _infer(module, url, name, inputs, config):
+    client = module.InferenceServerClient(url)
+    request = []
+    for spec, value in zip(config["input"], inputs):
+        item = module.InferInput(spec["name"], list(value.shape),
+                                 spec["data_type"].replace("TYPE_", ""))
+        item.set_data_from_numpy(value)
+        request.append(item)
+    result = client.infer(name, request)
+    return [result.as_numpy(spec["name"]) for spec in config["output"]]
+
+
+@pytest.mark.parametrize("protocol", ["http", "grpc"])
+@pytest.mark.parametrize("name", list(MODELS))
+def test_responses_match_eager(server, models, name, protocol):
+    config = _config(server, name)
+    module = http if protocol == "http" else grpc
+    outputs = _infer(module, server[protocol], name, _inputs(name), config)
+    _check(models, name, _inputs(name), outputs)
+
+
+def test_config_says_which_models_batch(server):
+    assert _config(server, "dynamic_mlp")["max_batch_size"] == 64
+    assert _config(server, "hf_bert_dynamic")["max_batch_size"] > 1
+    assert _config(server, "gpt").get("max_batch_size", 0) == 0
+
+
+def test_concurrent_clients_with_dynamic_batching(server, models):
+    """16 threads x 200 requests of 1 to 4 rows each: every response equals eager on its own
+    rows, and the server formed batches of several requests."""
+    name = "dynamic_mlp"
+    pool = np.random.default_rng(0).standard_normal((64, 4, 16)).astype(np.float32)
+    expected, expected64 = _expected(models, name, [pool])
+    failures = []
+
+    def client_thread(seed):
+        rng = np.random.default_rng(seed)
+        client = http.InferenceServerClient(server["http"])
+        for _ in range(200):
+            rows = int(rng.integers(1, 5))
+            start = int(rng.integers(0, 64 - rows))
+            item = http.InferInput("x", [rows, 4, 16], "FP32")
+            item.set_data_from_numpy(pool[start:start + rows])
+            got = client.infer(name, [item]).as_numpy("output_0")
+            ok, err, how = _compare(got, expected[0][start:start + rows],
+                                    expected64[0][start:start + rows])
+            if not ok:
+                failures.append(f"rows {start}..{start + rows}: {err:.3g} ({how})")
+
+    threads = [threading.Thread(target=client_thread, args=(seed,)) for seed in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures[:5]
+    stats = http.InferenceServerClient(server["http"]).get_inference_statistics(name)
+    batches = stats["model_stats"][0]["batch_stats"]
+    sizes = {int(b["batch_size"]) for b in batches}
+    print(f"{name}: batch sizes the server ran: {sorted(sizes)}")
+    assert any(size > 4 for size in sizes), sizes  # one request has at most 4 rows
+
+
+def test_bad_requests_get_errors_and_the_server_keeps_serving(server, models):
+    client = http.InferenceServerClient(server["http"])
+    tokens = _inputs("gpt")[0]
+    # An out-of-range token passes Triton's checks; the bundle's message comes back.
+    bad = tokens.copy()
+    bad.flat[0] = 100000
+    item = http.InferInput("idx", list(bad.shape), "INT64")
+    item.set_data_from_numpy(bad)
+    with pytest.raises(Exception) as error:
+        client.infer("gpt", [item])
+    assert "out of range" in str(error.value) and "100000" in str(error.value), error.value
+    # The wrong dtype, a missing input, a sequence past BERT's exported range.
+    item = http.InferInput("idx", list(tokens.shape), "INT32")
+    item.set_data_from_numpy(tokens.astype(np.int32))
+    with pytest.raises(Exception, match="(?i)data.?type|INT32"):
+        client.infer("gpt", [item])
+    with pytest.raises(Exception, match="(?i)expected 1 inputs|input"):
+        client.infer("gpt", [])
+    long = np.zeros((1, 4096), np.int64)
+    item = http.InferInput("x", list(long.shape), "INT64")
+    item.set_data_from_numpy(long)
+    with pytest.raises(Exception) as error:
+        client.infer("hf_bert_dynamic", [item])
+    assert "hf_bert_dynamic" in str(error.value) and "range" in str(error.value), error.value
+    # Still serving, and correctly.
+    outputs = _infer(http, server["http"], "gpt", [tokens], _config(server, "gpt"))
+    _check(models, "gpt", [tokens], outputs)
+
+
+def _rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_load_and_unload_twenty_times(server, models):
+    client = http.InferenceServerClient(server["http"])
+    name = "dynamic_mlp"
+    before = None
+    for cycle in range(20):
+        client.unload_model(name)
+        deadline = time.monotonic() + 30
+        while client.is_model_ready(name) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        client.load_model(name)
+        assert client.is_model_ready(name)
+        outputs = _infer(http, server["http"], name, _inputs(name), _config(server, name))
+        _check(models, name, _inputs(name), outputs)
+        if cycle == 4:
+            before = _rss_kib(server["process"].pid)
+    after = _rss_kib(server["process"].pid)
+    print(f"server RSS after 5 cycles {before} KiB, after 20 {after} KiB")
+    assert after - before < 32 * 1024, (before, after)  # 15 more cycles: no growth per cycle
+    assert server["process"].poll() is None
