@@ -125,7 +125,7 @@ Expected<std::map<std::string, std::string>> tritonFiles(const ir::Graph &graph,
     config << "]\n";
   }
   if (batch)
-    config << "dynamic_batching {\n  max_queue_delay_microseconds: 2000\n}\n";
+    config << "dynamic_batching {\n  max_queue_delay_microseconds: 100\n}\n";
   config << "instance_group [\n  {\n    count: 1\n    kind: KIND_CPU\n  }\n]\n";
   config << "parameters {\n  key: \"num_threads\"\n  value: { string_value: \"1\" }\n}\n";
 

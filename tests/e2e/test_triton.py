@@ -8,12 +8,7 @@ batching all get correct answers and the server's statistics show batches of mor
 request; bad requests get Triton errors (the bundle's message where the bundle finds the
 problem) and the server keeps serving; the models are unloaded and loaded 20 times."""
 import copy
-import importlib.util
-import json
 import os
-import shutil
-import socket
-import subprocess
 import sys
 import threading
 import time
@@ -27,7 +22,9 @@ from tolerances import compare
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "models"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
 import gallery  # noqa: E402
+import triton_server  # noqa: E402
 import zoo  # noqa: E402
 
 GALLERY_DIR = os.environ.get("THUNDERC_GALLERY_DIR", "")
@@ -38,26 +35,6 @@ MODELS = {"dynamic_mlp": ZOO_DIR, "gpt": ZOO_DIR, "hf_bert_dynamic": GALLERY_DIR
 
 http = pytest.importorskip("tritonclient.http")
 grpc = pytest.importorskip("tritonclient.grpc")
-
-
-def _server_binary():
-    spec = importlib.util.find_spec("pytriton")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.fail("the nvidia-pytriton wheel is not installed (scripts/install_deps.sh)")
-    package = spec.submodule_search_locations[0]
-    binary = os.path.join(package, "tritonserver", "bin", "tritonserver")
-    libs = os.path.join(os.path.dirname(package), "nvidia_pytriton.libs")
-    return binary, libs
-
-
-def _free_ports(count):
-    sockets = [socket.socket() for _ in range(count)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
 
 
 def _eager_model(name):
@@ -92,58 +69,17 @@ def _check(models, name, inputs, outputs):
 
 
 @pytest.fixture(scope="module")
-def repository(tmp_path_factory):
+def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("triton")
-    repo = root / "repository"
-    repo.mkdir()
     for name, where in MODELS.items():
         if not where or not os.path.isdir(os.path.join(where, name)):
             pytest.fail(f"{name} is not exported under {where!r}")
-        bundle = root / f"{name}_bundle"
-        run([THUNDERC, os.path.join(where, name, "train.pt2"), "-o", str(bundle), "--name", name,
-             "--triton", "-q"])
-        build = bundle / "build"
-        run(["cmake", "-S", str(bundle), "-B", str(build), "-G", "Ninja",
-             "-DTHUNDERC_BUNDLE_CPU_DISPATCH=OFF", "-DTHUNDERC_BUNDLE_WERROR=ON"])
-        run(["cmake", "--build", str(build), "--target", f"{name}_triton_repository"])
-        shutil.copytree(build / "triton_repository" / name, repo / name)
-    return repo
-
-
-@pytest.fixture(scope="module")
-def server(repository, tmp_path_factory):
-    binary, libs = _server_binary()
-    http_port, grpc_port, metrics_port = _free_ports(3)
-    log = open(tmp_path_factory.mktemp("triton_log") / "server.log", "w+")
-    env = dict(os.environ, LD_LIBRARY_PATH=libs + ":" + os.environ.get("LD_LIBRARY_PATH", ""))
-    process = subprocess.Popen(
-        [binary, "--model-repository", str(repository), "--backend-directory", BACKENDS,
-         "--model-control-mode", "explicit", "--load-model", "*",
-         "--http-address", "127.0.0.1", "--grpc-address", "127.0.0.1",
-         "--http-port", str(http_port), "--grpc-port", str(grpc_port),
-         "--metrics-port", str(metrics_port), "--allow-metrics", "false"],
-        stdout=log, stderr=subprocess.STDOUT, env=env)
-    client = http.InferenceServerClient(f"127.0.0.1:{http_port}")
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            if client.is_server_ready() and all(client.is_model_ready(m) for m in MODELS):
-                break
-        except Exception:  # noqa: BLE001 -- not listening yet
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            log.seek(0)
-            pytest.fail(f"tritonserver did not become ready:\n{log.read()[-6000:]}")
-        time.sleep(0.25)
-    yield {"http": f"127.0.0.1:{http_port}", "grpc": f"127.0.0.1:{grpc_port}",
-           "process": process, "log": log}
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    log.close()
+    repository, _ = triton_server.build_repository(
+        THUNDERC, {name: os.path.join(where, name, "train.pt2") for name, where in MODELS.items()},
+        str(root), run)
+    started = triton_server.Server(repository, BACKENDS, root / "server.log", list(MODELS), http)
+    yield {"http": started.http, "grpc": started.grpc, "process": started.process}
+    started.stop()
 
 
 @pytest.fixture(scope="module")
