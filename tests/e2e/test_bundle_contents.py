@@ -13,7 +13,7 @@ MLP = os.path.join(ZOO_DIR, "mlp", "train.pt2")
 RUNTIME = {"runtime/" + name for name in (
     "CMakeLists.txt", "arena.cpp", "arena.h", "crc32.cpp", "crc32.h", "npy.cpp", "npy.h",
     "runner.cpp", "runner.h", "thread_pool.cpp", "thread_pool.h", "thunderc_runtime.cpp",
-    "thunderc_runtime.h", "weights.cpp",
+    "thunderc_model_api.h", "thunderc_runtime.h", "weights.cpp",
     "weights.h", "weights_format.h")}
 
 
