@@ -214,3 +214,26 @@ def test_load_and_unload_twenty_times(server, models):
     print(f"server RSS after 5 cycles {before} KiB, after 20 {after} KiB")
     assert after - before < 32 * 1024, (before, after)  # 15 more cycles: no growth per cycle
     assert server["process"].poll() is None
+
+
+@pytest.mark.parametrize("flags,message", [
+    (["--target", "cuda", "-o", "{out}"], "--triton serves CPU bundles"),
+    ([], "--triton needs -o"),
+    (["-o", "{out}", "--triton-max-batch", "0"], "--triton-max-batch takes 1 to 1048576"),
+])
+def test_triton_flag_errors(tmp_path, flags, message):
+    import subprocess
+    pt2 = os.path.join(ZOO_DIR, "mlp", "train.pt2")
+    command = [THUNDERC, pt2, "--triton", *[f.format(out=tmp_path / "out") for f in flags]]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_static_model_config(tmp_path):
+    """A model without a symbolic batch dim does not batch; its dims are its full shape."""
+    run([THUNDERC, os.path.join(ZOO_DIR, "mlp", "train.pt2"), "-o", str(tmp_path / "out"),
+         "--name", "mlp", "--triton", "-q"])
+    config = (tmp_path / "out" / "triton" / "config.pbtxt").read_text()
+    assert "max_batch_size: 0" in config and "dynamic_batching" not in config
+    assert 'name: "x"' in config and "dims: [ 4, 64 ]" in config and "TYPE_FP32" in config
