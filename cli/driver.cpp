@@ -308,6 +308,8 @@ Status compileToBundle(const LoadedProgram &program, const BundleRequest &reques
   options.tritonMaxBatch = request.tritonMaxBatch;
   options.allowTf32 = request.allowTf32;
   options.thundercVersion = THUNDERC_VERSION;
+  options.torchVersion = program.imported.torchVersion;
+  options.irLevel = program.imported.irLevel;
   if (!request.arch.empty()) {
     TC_ASSIGN_OR_RETURN(options.cudaArchitectures, cuda::cmakeCudaArchitecture(request.arch));
   }

@@ -83,7 +83,25 @@ std::string compileIdOf(const ir::Graph &graph, const WeightsWriter &weights,
   return text;
 }
 
-std::string readme(const ir::Graph &graph, const BundleOptions &options, bool hasGolden) {
+/// Which thunderc compiled what: a bundle can be traced back to its program (the compile id
+/// fingerprints the graph, the weights and the options, not the archive's bytes, so a
+/// re-zipped archive gives the same bundle).
+std::string provenance(const BundleOptions &options, const std::string &compileId) {
+  std::string text = "\n## Provenance\n\n- compiled by thunderc " +
+                     (options.thundercVersion.empty() ? std::string("(unknown)")
+                                                      : options.thundercVersion) +
+                     " from `" + options.sourceName + "`\n";
+  if (!options.torchVersion.empty())
+    text += "- exported by torch " + options.torchVersion +
+            (options.irLevel.empty() ? "" : " (" + options.irLevel + " IR)") + "\n";
+  if (!compileId.empty())
+    text += "- compile id `" + compileId + "` (also in `weights.bin`: `" + options.name +
+            "_load` refuses the weights of another compile)\n";
+  return text;
+}
+
+std::string readme(const ir::Graph &graph, const BundleOptions &options, bool hasGolden,
+                   const std::string &compileId) {
   std::string inputs, outputs;
   for (const auto &input : graph.inputs())
     if (input->inputKind() == ir::InputKind::User)
@@ -105,7 +123,8 @@ std::string readme(const ir::Graph &graph, const BundleOptions &options, bool ha
        {"OUTPUTS", outputs},
        {"SYMBOLS", symbols.empty() ? "" : "\n## Dynamic dims\n\n" + symbols},
        {"GOLDEN_FILES",
-        hasGolden ? "- `golden/`: sample inputs and PyTorch outputs for the golden test\n" : ""}});
+        hasGolden ? "- `golden/`: sample inputs and PyTorch outputs for the golden test\n" : ""},
+       {"PROVENANCE", provenance(options, compileId)}});
 }
 
 Status copyGolden(const std::string &goldenDir, std::map<std::string, std::string> &files,
@@ -252,7 +271,8 @@ Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
     files.insert(triton.begin(), triton.end());
   }
   files["CMakeLists.txt"] = backend.cmakeLists(options, hasGolden) + tritonCmake(options);
-  files["README.md"] = readme(graph, options, hasGolden) + backend.readmeSection(options);
+  files["README.md"] =
+      readme(graph, options, hasGolden, compileId) + backend.readmeSection(options);
   FileWriter writeWeights = [&weightsWriter](const std::string &path) -> Status {
     std::string error;
     if (!weightsWriter.write(path, &error))

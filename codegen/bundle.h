@@ -27,6 +27,10 @@ struct BundleOptions {
   bool cudaEmulation = false;
   /// thunderc's version, part of the compile id (a weights.bin is for one compile only).
   std::string thundercVersion;
+  /// Provenance for the bundle's README: the torch that exported the program and its IR level
+  /// ("TRAINING", "ATEN", "TORCHSCRIPT"); empty for text IR.
+  std::string torchVersion;
+  std::string irLevel;
   /// Also write a Triton Inference Server model: triton/config.pbtxt, the model library's
   /// entry table and its CMake targets (codegen/triton_model.h, docs/TRITON.md).
   bool triton = false;
