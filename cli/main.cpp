@@ -179,8 +179,6 @@ int run(int argc, char **argv) {
     return usage("--allow-tf32 needs --target cuda");
   if (args.count("cuda-emulation") && target != "cuda")
     return usage("--cuda-emulation needs --target cuda");
-  if (args.count("triton") && target != "cpu")
-    return usage("--triton serves CPU bundles (the thunderc Triton backend runs the cpu target)");
   if (args.count("triton") && !args.count("output"))
     return usage("--triton needs -o (it writes the model into the bundle)");
   if (args["triton-max-batch"].as<int64_t>() < 1 ||

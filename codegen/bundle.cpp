@@ -267,7 +267,8 @@ Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
     TC_TRY(copyGolden(options.goldenDir, files, numInputs, graph.numUserOutputs()));
   }
   if (options.triton) {
-    TC_ASSIGN_OR_RETURN(auto triton, tritonFiles(graph, options));
+    TC_ASSIGN_OR_RETURN(auto triton,
+                        tritonFiles(graph, options, backend.target() == Target::Cuda));
     files.insert(triton.begin(), triton.end());
   }
   files["CMakeLists.txt"] = backend.cmakeLists(options, hasGolden) + tritonCmake(options);

@@ -103,8 +103,35 @@ Expected<std::string> tensorEntry(const std::string &name, const ir::TensorType 
 
 } // namespace
 
+namespace {
+
+// A CUDA bundle's library selects the instance's GPU; the CPU emulation has one device.
+constexpr const char *kCudaDeviceCode = R"(
+#ifdef TC_CUDA_EMULATE
+tc_status selectDevice(int device, tc_error *err) {
+  if (device != 0)
+    return tc_error_setf(err, TC_ERROR_DEVICE,
+                         "the CPU emulation of CUDA has one device, 0, not %d", device);
+  tc_error_clear(err);
+  return TC_OK;
+}
+#else
+tc_status selectDevice(int device, tc_error *err) {
+  const cudaError_t status = cudaSetDevice(device);
+  if (status != cudaSuccess)
+    return tc_error_setf(err, TC_ERROR_DEVICE, "cudaSetDevice(%d): %s", device,
+                         cudaGetErrorString(status));
+  tc_error_clear(err);
+  return TC_OK;
+}
+#endif
+)";
+
+} // namespace
+
 Expected<std::map<std::string, std::string>> tritonFiles(const ir::Graph &graph,
-                                                         const BundleOptions &options) {
+                                                         const BundleOptions &options,
+                                                         bool cuda) {
   const Signature signature = signatureOf(graph);
   const auto batch = batchSymbol(graph, signature, options.tritonMaxBatch);
   std::ostringstream config;
@@ -126,7 +153,10 @@ Expected<std::map<std::string, std::string>> tritonFiles(const ir::Graph &graph,
   }
   if (batch)
     config << "dynamic_batching {\n  max_queue_delay_microseconds: 100\n}\n";
-  config << "instance_group [\n  {\n    count: 1\n    kind: KIND_CPU\n  }\n]\n";
+  // A CUDA bundle's instances are GPU instances (its CMake project writes KIND_CPU into the
+  // repository's copy when it is built against the CPU emulation of CUDA).
+  config << "instance_group [\n  {\n    count: 1\n    kind: " << (cuda ? "KIND_GPU" : "KIND_CPU")
+         << "\n  }\n]\n";
   config << "parameters {\n  key: \"num_threads\"\n  value: { string_value: \"1\" }\n}\n";
 
   std::string names;
@@ -137,7 +167,12 @@ Expected<std::map<std::string, std::string>> tritonFiles(const ir::Graph &graph,
       {{"NAME", options.name},
        {"NUM_INPUTS", std::to_string(signature.inputs.size())},
        {"NUM_OUTPUTS", std::to_string(signature.outputs.size())},
-       {"INPUT_NAMES", names + "nullptr"}});
+       {"INPUT_NAMES", names + "nullptr"},
+       {"RUN", options.name + (cuda ? "_run_host" : "_run")},
+       {"DEVICE_INCLUDE",
+        cuda ? "#ifndef TC_CUDA_EMULATE\n#include <cuda_runtime_api.h>\n#endif\n" : ""},
+       {"DEVICE_CODE", cuda ? kCudaDeviceCode : ""},
+       {"SELECT_DEVICE", cuda ? "selectDevice" : "nullptr"}});
   return std::map<std::string, std::string>{
       {"triton/config.pbtxt", config.str()},
       {"triton/" + options.name + "_model_api.cpp", std::move(source)}};

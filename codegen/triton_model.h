@@ -14,8 +14,11 @@ namespace thunderc::codegen {
 
 /// The files `--triton` adds to a bundle: triton/config.pbtxt and triton/<name>_model_api.cpp.
 /// Unsupported for a graph the backend cannot serve (an input dtype Triton has no type for).
+/// `cuda`: a CUDA bundle (GPU instances; the library runs on host tensors through
+/// <name>_run_host and selects the instance's device).
 Expected<std::map<std::string, std::string>> tritonFiles(const ir::Graph &graph,
-                                                         const BundleOptions &options);
+                                                         const BundleOptions &options,
+                                                         bool cuda);
 
 /// The CMake lines of the bundle's Triton targets (empty without --triton).
 std::string tritonCmake(const BundleOptions &options);

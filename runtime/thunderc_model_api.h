@@ -28,8 +28,12 @@ typedef struct thunderc_model_api {
   tc_status (*context_set_num_threads)(void *context, int num_threads, tc_error *err);
   tc_status (*output_shapes)(const tc_tensor *inputs, int num_inputs, tc_tensor *outputs,
                              int num_outputs, tc_error *err);
+  /** Runs on HOST tensors (a CUDA bundle's <name>_run_host: upload, run, download, wait). */
   tc_status (*run)(void *context, const tc_tensor *inputs, int num_inputs, tc_tensor *outputs,
                    int num_outputs, tc_error *err);
+  /** CUDA bundles: makes `device` current for the calling thread (before creating a context
+   * and before each run); NULL for CPU bundles. */
+  tc_status (*select_device)(int device, tc_error *err);
 } thunderc_model_api;
 
 typedef const thunderc_model_api *(*thunderc_model_api_fn)(void);

@@ -118,6 +118,7 @@ struct RequestInputs {
 struct InstanceState {
   ModelState *model = nullptr;
   void *context = nullptr;
+  int device = 0; ///< the GPU of a CUDA bundle's GPU instance (0 for CPU instances)
   std::vector<std::vector<uint8_t>> inputStaging, outputStaging;
 
   ~InstanceState() {
@@ -459,7 +460,20 @@ TRITONBACKEND_ModelInstanceInitialize(TRITONBACKEND_ModelInstance *instance) {
   auto state = std::make_unique<InstanceState>();
   state->model = static_cast<ModelState *>(modelState);
   const thunderc_model_api &api = *state->model->api;
+  TRITONSERVER_InstanceGroupKind kind;
+  RETURN_IF_ERROR(TRITONBACKEND_ModelInstanceKind(instance, &kind));
+  if (kind == TRITONSERVER_INSTANCEGROUPKIND_GPU) {
+    if (api.select_device == nullptr)
+      return error(TRITONSERVER_ERROR_INVALID_ARG,
+                   state->model->name + ": a CPU bundle cannot serve a KIND_GPU instance "
+                                        "(compile with --target cuda, or use KIND_CPU)");
+    int32_t device = 0;
+    RETURN_IF_ERROR(TRITONBACKEND_ModelInstanceDeviceId(instance, &device));
+    state->device = device;
+  }
   tc_error err{};
+  if (api.select_device != nullptr && api.select_device(state->device, &err) != TC_OK)
+    return error(TRITONSERVER_ERROR_INTERNAL, state->model->name + ": " + err.message);
   if (api.context_create(state->model->model, &state->context, &err) != TC_OK ||
       api.context_set_num_threads(state->context, state->model->numThreads, &err) != TC_OK)
     return error(TRITONSERVER_ERROR_INTERNAL, state->model->name + ": " + err.message);
@@ -485,6 +499,11 @@ TRITONBACKEND_ModelInstanceExecute(TRITONBACKEND_ModelInstance *instance,
   RETURN_IF_ERROR(TRITONBACKEND_ModelInstanceState(instance, &raw));
   InstanceState &state = *static_cast<InstanceState *>(raw);
   const bool batching = state.model->maxBatch > 0;
+  // Triton may call Execute on any of its threads: make the instance's GPU current.
+  tc_error deviceError{};
+  const thunderc_model_api &api = *state.model->api;
+  if (api.select_device != nullptr && api.select_device(state.device, &deviceError) != TC_OK)
+    return error(TRITONSERVER_ERROR_INTERNAL, state.model->name + ": " + deviceError.message);
   // Read every request; one whose inputs cannot be read gets its error now.
   std::vector<RequestInputs> inputs(request_count);
   std::vector<bool> valid(request_count, false);

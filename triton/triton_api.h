@@ -65,6 +65,13 @@ enum TRITONSERVER_LogLevel {
   TRITONSERVER_LOG_VERBOSE = 3,
 };
 
+enum TRITONSERVER_InstanceGroupKind {
+  TRITONSERVER_INSTANCEGROUPKIND_AUTO = 0,
+  TRITONSERVER_INSTANCEGROUPKIND_CPU = 1,
+  TRITONSERVER_INSTANCEGROUPKIND_GPU = 2,
+  TRITONSERVER_INSTANCEGROUPKIND_MODEL = 3,
+};
+
 enum TRITONBACKEND_ArtifactType {
   TRITONBACKEND_ARTIFACT_FILESYSTEM = 0,
 };
@@ -97,6 +104,10 @@ TRITONSERVER_Error *TRITONBACKEND_ModelInstanceModel(TRITONBACKEND_ModelInstance
                                                      TRITONBACKEND_Model **model);
 TRITONSERVER_Error *TRITONBACKEND_ModelInstanceName(TRITONBACKEND_ModelInstance *instance,
                                                     const char **name);
+TRITONSERVER_Error *TRITONBACKEND_ModelInstanceKind(TRITONBACKEND_ModelInstance *instance,
+                                                    TRITONSERVER_InstanceGroupKind *kind);
+TRITONSERVER_Error *TRITONBACKEND_ModelInstanceDeviceId(TRITONBACKEND_ModelInstance *instance,
+                                                        int32_t *device_id);
 TRITONSERVER_Error *TRITONBACKEND_ModelInstanceSetState(TRITONBACKEND_ModelInstance *instance,
                                                         void *state);
 TRITONSERVER_Error *TRITONBACKEND_ModelInstanceState(TRITONBACKEND_ModelInstance *instance,

@@ -31,13 +31,18 @@ GALLERY_DIR = os.environ.get("THUNDERC_GALLERY_DIR", "")
 BACKENDS = os.environ.get("THUNDERC_TRITON_BACKENDS",
                           os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(THUNDERC))),
                                        "triton", "backends"))
-MODELS = {"dynamic_mlp": ZOO_DIR, "gpt": ZOO_DIR, "hf_bert_dynamic": GALLERY_DIR}
+MODELS = {"dynamic_mlp": ZOO_DIR, "gpt": ZOO_DIR, "hf_bert_dynamic": GALLERY_DIR,
+          "dynamic_mlp_cuda": ZOO_DIR}
+# Triton models served from another target's bundle of an exported model: the CUDA bundle,
+# built against the CPU emulation of CUDA (so on CPU instances).
+SOURCE = {"dynamic_mlp_cuda": "dynamic_mlp"}
 
 http = pytest.importorskip("tritonclient.http")
 grpc = pytest.importorskip("tritonclient.grpc")
 
 
 def _eager_model(name):
+    name = SOURCE.get(name, name)
     entry = zoo.get(name) if MODELS[name] == ZOO_DIR else gallery.get(name)
     model = entry.make_model().eval()
     return model, copy.deepcopy(model).double()
@@ -71,12 +76,14 @@ def _check(models, name, inputs, outputs):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("triton")
+    sources = {}
     for name, where in MODELS.items():
-        if not where or not os.path.isdir(os.path.join(where, name)):
-            pytest.fail(f"{name} is not exported under {where!r}")
-    repository, _ = triton_server.build_repository(
-        THUNDERC, {name: os.path.join(where, name, "train.pt2") for name, where in MODELS.items()},
-        str(root), run)
+        exported = os.path.join(where, SOURCE.get(name, name), "train.pt2")
+        if not where or not os.path.isfile(exported):
+            pytest.fail(f"{name}: {exported} is not exported")
+        sources[name] = ((exported, triton_server.CUDA_EMULATED) if name.endswith("_cuda")
+                         else exported)
+    repository, _ = triton_server.build_repository(THUNDERC, sources, str(root), run)
     started = triton_server.Server(repository, BACKENDS, root / "server.log", list(MODELS), http)
     yield {"http": started.http, "grpc": started.grpc, "process": started.process}
     started.stop()
@@ -88,7 +95,7 @@ def models():
 
 
 def _inputs(name):
-    folder = os.path.join(MODELS[name], name, "inputs")
+    folder = os.path.join(MODELS[name], SOURCE.get(name, name), "inputs")
     return [np.load(os.path.join(folder, f)) for f in sorted(os.listdir(folder))]
 
 
@@ -119,14 +126,16 @@ def test_responses_match_eager(server, models, name, protocol):
 
 def test_config_says_which_models_batch(server):
     assert _config(server, "dynamic_mlp")["max_batch_size"] == 64
+    assert _config(server, "dynamic_mlp_cuda")["max_batch_size"] == 64
     assert _config(server, "hf_bert_dynamic")["max_batch_size"] > 1
     assert _config(server, "gpt").get("max_batch_size", 0) == 0
 
 
-def test_concurrent_clients_with_dynamic_batching(server, models):
+@pytest.mark.parametrize("name", ["dynamic_mlp", "dynamic_mlp_cuda"])
+def test_concurrent_clients_with_dynamic_batching(server, models, name):
     """16 threads x 200 requests of 1 to 4 rows each: every response equals eager on its own
-    rows, and the server formed batches of several requests."""
-    name = "dynamic_mlp"
+    rows, and the server formed batches of several requests (for the CUDA bundle too, under the
+    emulation)."""
     pool = np.random.default_rng(0).standard_normal((64, 4, 16)).astype(np.float32)
     expected, expected64 = _expected(models, name, [pool])
     failures = []
@@ -217,7 +226,6 @@ def test_load_and_unload_twenty_times(server, models):
 
 
 @pytest.mark.parametrize("flags,message", [
-    (["--target", "cuda", "-o", "{out}"], "--triton serves CPU bundles"),
     ([], "--triton needs -o"),
     (["-o", "{out}", "--triton-max-batch", "0"], "--triton-max-batch takes 1 to 1048576"),
 ])

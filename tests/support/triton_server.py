@@ -29,18 +29,23 @@ def free_ports(count):
     return ports
 
 
+CUDA_EMULATED = (["--target", "cuda", "--cuda-emulation"], ["-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON"])
+
+
 def build_repository(thunderc, models, root, run):
-    """models: {name: .pt2 path}. Compiles each with --triton, builds its repository target and
-    copies the model folders into root/repository; returns (repository, {name: bundle build})."""
+    """models: {name: .pt2 path, or (.pt2 path, (thunderc flags, cmake flags)) such as
+    CUDA_EMULATED}. Compiles each with --triton, builds its repository target and copies the
+    model folders into root/repository; returns (repository, {name: bundle build})."""
     repo = os.path.join(root, "repository")
     os.makedirs(repo, exist_ok=True)
     builds = {}
-    for name, pt2 in models.items():
+    for name, source in models.items():
+        pt2, (flags, cmake_flags) = source if isinstance(source, tuple) else (source, ([], []))
         bundle = os.path.join(root, f"{name}_bundle")
-        run([thunderc, pt2, "-o", bundle, "--name", name, "--triton", "-q"])
+        run([thunderc, pt2, "-o", bundle, "--name", name, "--triton", "-q", *flags])
         build = os.path.join(bundle, "build")
         run(["cmake", "-S", bundle, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-             "-DTHUNDERC_BUNDLE_CPU_DISPATCH=OFF", "-DTHUNDERC_BUNDLE_WERROR=ON"])
+             "-DTHUNDERC_BUNDLE_CPU_DISPATCH=OFF", "-DTHUNDERC_BUNDLE_WERROR=ON", *cmake_flags])
         run(["cmake", "--build", build])
         shutil.copytree(os.path.join(build, "triton_repository", name), os.path.join(repo, name))
         builds[name] = build
