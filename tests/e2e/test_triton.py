@@ -8,6 +8,7 @@ batching all get correct answers and the server's statistics show batches of mor
 request; bad requests get Triton errors (the bundle's message where the bundle finds the
 problem) and the server keeps serving; the models are unloaded and loaded 20 times."""
 import copy
+import shutil
 import os
 import sys
 import threading
@@ -245,3 +246,22 @@ def test_static_model_config(tmp_path):
     config = (tmp_path / "out" / "triton" / "config.pbtxt").read_text()
     assert "max_batch_size: 0" in config and "dynamic_batching" not in config
     assert 'name: "x"' in config and "dims: [ 4, 64 ]" in config and "TYPE_FP32" in config
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
+def test_cuda_model_library_builds_with_nvcc(tmp_path):
+    """The deployable CUDA model library (no emulation): nvcc, cudart, one exported symbol."""
+    out = tmp_path / "out"
+    run([THUNDERC, os.path.join(ZOO_DIR, "dynamic_mlp", "train.pt2"), "-o", str(out),
+         "--name", "mlp_gpu", "--target", "cuda", "--triton", "-q"])
+    build = out / "build"
+    run(["cmake", "-S", str(out), "-B", str(build), "-G", "Ninja",
+         "-DCMAKE_CUDA_ARCHITECTURES=80-real", "-DTHUNDERC_BUNDLE_WERROR=ON"])
+    run(["cmake", "--build", str(build), "--target", "mlp_gpu_triton_repository"])
+    library = build / "triton_repository" / "mlp_gpu" / "1" / "model.so"
+    exported = run(["nm", "-D", "--defined-only", str(library)]).stdout
+    assert [line.split()[-1] for line in exported.splitlines() if " T " in line] == [
+        "thunderc_model_api_v1"]
+    assert "libcudart" in run(["ldd", str(library)]).stdout
+    config = (build / "triton_repository" / "mlp_gpu" / "config.pbtxt").read_text()
+    assert "KIND_GPU" in config
