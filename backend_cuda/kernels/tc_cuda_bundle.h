@@ -76,6 +76,43 @@ inline void release(device_buffer &buffer) {
   buffer = device_buffer{};
 }
 
+/// Page-locked host memory that only grows: <name>_run_host stages the caller's tensors
+/// through it, so that the uploads and downloads are true asynchronous DMA copies on the
+/// context's stream (from pageable memory the driver copies through its own bounce buffer).
+struct pinned_buffer {
+  unsigned char *data = nullptr;
+  size_t bytes = 0;
+};
+
+/// Makes `buffer` hold at least `bytes`, like reserve() for device memory.
+inline result reserve(pinned_buffer &buffer, size_t bytes, cudaStream_t stream) {
+  if (buffer.data != nullptr && buffer.bytes >= bytes)
+    return {};
+  if (buffer.data != nullptr) {
+    result drained = check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    if (!drained.ok())
+      return drained;
+  }
+  cudaFreeHost(buffer.data);
+  buffer.data = nullptr;
+  buffer.bytes = 0;
+  void *data = nullptr;
+  cudaError_t error = cudaMallocHost(&data, bytes < 256 ? 256 : bytes);
+  if (error != cudaSuccess) {
+    cudaGetLastError(); // not sticky, like cudaMalloc's failures
+    return check(error, "cudaMallocHost");
+  }
+  buffer.data = static_cast<unsigned char *>(data);
+  buffer.bytes = bytes;
+  return {};
+}
+
+inline void release(pinned_buffer &buffer) {
+  if (buffer.data != nullptr)
+    cudaFreeHost(buffer.data);
+  buffer = pinned_buffer{};
+}
+
 /// TC_OK when the current GPU can run the bundle's kernels (a SASS image for its architecture
 /// or PTX it can JIT), asked through the attributes of `probe`, one of the bundle's own
 /// kernels (each bundle defines an empty one in its anonymous namespace, so that two bundles
