@@ -41,15 +41,42 @@ inline tc_status device_error(tc_error *err, const result &failure, const char *
                        failure.api, failure.message, failure.code);
 }
 
-/// A device allocation that only grows, so that after the first run nothing is allocated.
-struct device_buffer {
+namespace detail {
+
+struct device_memory {
+  static cudaError_t allocate(void **data, size_t bytes) { return cudaMalloc(data, bytes); }
+  static void free(void *data) { cudaFree(data); }
+  static constexpr const char *api = "cudaMalloc";
+};
+
+struct pinned_memory {
+  static cudaError_t allocate(void **data, size_t bytes) { return cudaMallocHost(data, bytes); }
+  static void free(void *data) {
+    if (data != nullptr)
+      cudaFreeHost(data);
+  }
+  static constexpr const char *api = "cudaMallocHost";
+};
+
+} // namespace detail
+
+/// An allocation that only grows, so that after the first run nothing is allocated.
+template <typename Memory> struct growing_buffer {
   unsigned char *data = nullptr;
   size_t bytes = 0;
 };
+
+/// Device memory: arenas, state, the device side of run_host's staging.
+using device_buffer = growing_buffer<detail::device_memory>;
+/// Page-locked host memory: <name>_run_host stages the caller's tensors through it, so that
+/// the uploads and downloads are true asynchronous DMA copies on the context's stream (from
+/// pageable memory the driver copies through its own bounce buffer).
+using pinned_buffer = growing_buffer<detail::pinned_memory>;
 
 /// Makes `buffer` hold at least `bytes` (its contents are not kept when it grows). Work
 /// already queued on `stream` may still use the old allocation, so growing waits for it first.
-inline result reserve(device_buffer &buffer, size_t bytes, cudaStream_t stream) {
+template <typename Memory>
+inline result reserve(growing_buffer<Memory> &buffer, size_t bytes, cudaStream_t stream) {
   if (buffer.data != nullptr && buffer.bytes >= bytes)
     return {};
   if (buffer.data != nullptr) {
@@ -57,60 +84,23 @@ inline result reserve(device_buffer &buffer, size_t bytes, cudaStream_t stream) 
     if (!drained.ok())
       return drained;
   }
-  cudaFree(buffer.data);
+  Memory::free(buffer.data);
   buffer.data = nullptr;
   buffer.bytes = 0;
   void *data = nullptr;
-  cudaError_t error = cudaMalloc(&data, bytes < 256 ? 256 : bytes);
+  cudaError_t error = Memory::allocate(&data, bytes < 256 ? 256 : bytes);
   if (error != cudaSuccess) {
     cudaGetLastError(); // an allocation failure is not sticky; clear it for later launches
-    return check(error, "cudaMalloc");
+    return check(error, Memory::api);
   }
   buffer.data = static_cast<unsigned char *>(data);
   buffer.bytes = bytes;
   return {};
 }
 
-inline void release(device_buffer &buffer) {
-  cudaFree(buffer.data);
-  buffer = device_buffer{};
-}
-
-/// Page-locked host memory that only grows: <name>_run_host stages the caller's tensors
-/// through it, so that the uploads and downloads are true asynchronous DMA copies on the
-/// context's stream (from pageable memory the driver copies through its own bounce buffer).
-struct pinned_buffer {
-  unsigned char *data = nullptr;
-  size_t bytes = 0;
-};
-
-/// Makes `buffer` hold at least `bytes`, like reserve() for device memory.
-inline result reserve(pinned_buffer &buffer, size_t bytes, cudaStream_t stream) {
-  if (buffer.data != nullptr && buffer.bytes >= bytes)
-    return {};
-  if (buffer.data != nullptr) {
-    result drained = check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    if (!drained.ok())
-      return drained;
-  }
-  cudaFreeHost(buffer.data);
-  buffer.data = nullptr;
-  buffer.bytes = 0;
-  void *data = nullptr;
-  cudaError_t error = cudaMallocHost(&data, bytes < 256 ? 256 : bytes);
-  if (error != cudaSuccess) {
-    cudaGetLastError(); // not sticky, like cudaMalloc's failures
-    return check(error, "cudaMallocHost");
-  }
-  buffer.data = static_cast<unsigned char *>(data);
-  buffer.bytes = bytes;
-  return {};
-}
-
-inline void release(pinned_buffer &buffer) {
-  if (buffer.data != nullptr)
-    cudaFreeHost(buffer.data);
-  buffer = pinned_buffer{};
+template <typename Memory> inline void release(growing_buffer<Memory> &buffer) {
+  Memory::free(buffer.data);
+  buffer = growing_buffer<Memory>{};
 }
 
 /// TC_OK when the current GPU can run the bundle's kernels (a SASS image for its architecture
