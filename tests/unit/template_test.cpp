@@ -36,7 +36,8 @@ TEST_CASE("the embedded templates render with their callers' keys") {
                                                {"INPUTS", ""},
                                                {"OUTPUTS", ""},
                                                {"SYMBOLS", ""},
-                                               {"GOLDEN_FILES", ""}};
+                                               {"GOLDEN_FILES", ""},
+                                               {"PROVENANCE", ""}};
   for (const char *path :
        {"codegen/templates/README.md.in", "codegen/templates/golden_test.cmake.in",
         "backend_cpu/templates/CMakeLists.txt.in", "backend_cuda/templates/CMakeLists.txt.in",
