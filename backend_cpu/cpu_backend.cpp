@@ -28,6 +28,7 @@ public:
     code.line("#include <cstring>");
     code.line("#include <limits>");
     code.line("#include <new>");
+    code.line("#include <vector>");
     code.line();
     code.line("#include \"arena.h\"");
     code.line("#include \"tc_kernels.h\"");
@@ -46,6 +47,9 @@ public:
     code.line("tc_pool *pool = nullptr; ///< num_threads - 1 workers, started by the first run");
     code.line("uint64_t seed = tc::kDefaultRandomSeed; ///< random ops' seed (_context_set_seed)");
     code.line("uint64_t runs = 0; ///< runs since the seed was set or the context reset");
+    code.line("tc_observer observer = nullptr; ///< _context_set_observer");
+    code.line("void *observer_user = nullptr;");
+    code.line("std::vector<unsigned char> observed; ///< the observer's copy of a value");
     code.close(";");
   }
 

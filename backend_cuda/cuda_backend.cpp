@@ -55,6 +55,16 @@ public:
     }
   }
 
+  // The stream's work so far, then a blocking copy (the observer reads values on the host).
+  void emitDebugCopy(CodeWriter &code, const std::string &name) const override {
+    code.open("[[maybe_unused]] bool debugCopy(" + name + "_context *context, void *dst, "
+              "const void *src, size_t bytes, bool toHost)");
+    code.line("if (cudaStreamSynchronize(context->ex.stream) != cudaSuccess) return false;");
+    code.line("return cudaMemcpy(dst, src, bytes, toHost ? cudaMemcpyDeviceToHost : "
+              "cudaMemcpyHostToDevice) == cudaSuccess;");
+    code.close();
+  }
+
   void emitLifecycle(CodeWriter &code, const std::string &name) const override {
     emitCudaLifecycle(code, name);
   }

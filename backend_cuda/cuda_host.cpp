@@ -70,6 +70,9 @@ void emitCudaModelTypes(CodeWriter &code, const std::string &name, size_t numWei
   code.line("tcg::device_buffer state;   ///< the program's state (kStates), kept between runs");
   code.line("uint64_t seed = tc::kDefaultRandomSeed; ///< random ops' seed (_context_set_seed)");
   code.line("uint64_t runs = 0; ///< runs since the seed was set or the context reset");
+  code.line("tc_observer observer = nullptr; ///< _context_set_observer");
+  code.line("void *observer_user = nullptr;");
+  code.line("std::vector<unsigned char> observed; ///< the observer's host copy of a value");
   code.close(";");
 }
 

@@ -307,6 +307,7 @@ Status compileToBundle(const LoadedProgram &program, const BundleRequest &reques
   options.triton = request.triton;
   options.tritonMaxBatch = request.tritonMaxBatch;
   options.allowTf32 = request.allowTf32;
+  options.debugPerturb = request.debugPerturb;
   options.thundercVersion = THUNDERC_VERSION;
   options.torchVersion = program.imported.torchVersion;
   options.irLevel = program.imported.irLevel;

@@ -73,6 +73,7 @@ struct BundleRequest {
   bool triton = false;         ///< also write a Triton model (codegen/triton_model.h)
   int64_t tritonMaxBatch = 64;
   std::string arch; ///< CUDA: the bundle's default GPU architecture ("sm_90a"); empty: sm_80 + sm_90
+  std::string debugPerturb; ///< testing the bisect: this value is computed wrong on purpose
 };
 
 /// Compiles the program into the bundle folder `request.outDir` (atomically; see

@@ -95,6 +95,10 @@ int run(int argc, char **argv) {
       ("triton-max-batch", "with --triton: the largest batch of a model whose first dim is "
                            "its batch (default 64, at most the dim's exported upper bound)",
        cxxopts::value<int64_t>()->default_value("64"))
+      ("debug-perturb", "for testing numerical debugging (the runner's --bisect): the bundle "
+                        "computes the value of this node wrong on purpose (its first element "
+                        "+ 1, after the kernel that writes it)",
+       cxxopts::value<std::string>()->default_value(""))
       ("emit", "what to print: ir (the SSA graph), report (every op: status, node, source "
                "line; then the compiled kernels, library calls and views with FLOPs, bytes, "
                "why neighbours did not fuse, and the memory plan), report-json (the same as "
@@ -263,6 +267,7 @@ int run(int argc, char **argv) {
     request.allowTf32 = args.count("allow-tf32") > 0;
     request.triton = args.count("triton") > 0;
     request.tritonMaxBatch = args["triton-max-batch"].as<int64_t>();
+    request.debugPerturb = args["debug-perturb"].as<std::string>();
     if (target == "cuda" && args.count("arch"))
       request.arch = args["arch"].as<std::string>();
     Status status = compileToBundle(*program, request);

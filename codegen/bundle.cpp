@@ -73,6 +73,8 @@ std::string compileIdOf(const ir::Graph &graph, const WeightsWriter &weights,
   mix(options.name);
   mix(backend.target() == Target::Cuda ? "cuda" : "cpu");
   mix(options.allowTf32 ? "tf32" : "");
+  if (!options.debugPerturb.empty())
+    mix("perturb " + options.debugPerturb);
   mix(options.cudaEmulation ? "emulation" : "");
   mix(options.cudaArchitectures);
   mix(ir::printGraph(graph));
@@ -242,7 +244,8 @@ Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
                    const std::string &outDir) {
   TC_ASSIGN_OR_RETURN(WeightsWriter weightsWriter, weightsFile(graph, weights));
   std::string compileId = compileIdOf(graph, weightsWriter, options, backend);
-  EmitOptions emitOptions{options.name, options.sourceName, options.allowTf32, compileId};
+  EmitOptions emitOptions{options.name, options.sourceName, options.allowTf32, compileId,
+                          options.debugPerturb};
   TC_ASSIGN_OR_RETURN(auto files, emitModelSources(graph, emitOptions, backend));
   if (!weightsWriter.add(TC_COMPILE_ID_TENSOR, TC_DTYPE_U8, {int64_t(compileId.size())},
                          compileId.data(), compileId.size()))

@@ -37,6 +37,8 @@ struct BundleOptions {
   /// --triton: the largest batch config.pbtxt allows a batching model (and at most the batch
   /// symbol's upper bound).
   int64_t tritonMaxBatch = 64;
+  /// Testing the numerical bisect: EmitOptions::perturbNode (part of the compile id).
+  std::string debugPerturb;
 };
 
 /// The bytes of a weight input (Parameter/Buffer/Constant), possibly strided.

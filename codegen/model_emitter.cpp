@@ -363,9 +363,14 @@ private:
       Status status = emitNode(*node, state);
       if (!status.ok())
         return std::move(status).error().withContext("node '" + node->name() + "'");
+      emitObserveHooks(*node, state);
       if (guard != nullptr)
         body.close();
     }
+    if (!options_.perturbNode.empty() && !perturbed_)
+      return Error(ErrorKind::Usage, "--debug-perturb: no value named '" + options_.perturbNode +
+                          "' is written to memory in this compile (views and values inside a "
+                          "fused kernel are not; `--emit=report` lists what is)");
     emitOutputCopies(state);
     std::vector<const ir::Value *> inputs = userInputs(graph_);
     std::vector<const ir::Value *> weights = weightInputs(graph_);
@@ -376,6 +381,7 @@ private:
     code.line("#include \"" + name_ + ".h\"");
     code.line();
     backend_.emitIncludesAndTypes(code, name_, weights.size());
+    code.line("#include <initializer_list>");
     code.line();
     code.line("namespace {");
     code.line();
@@ -429,6 +435,7 @@ private:
     code.line();
     code.raw(functions.str());
     backend_.emitDefinitions(code, options_);
+    emitObserveSupport(code);
     code.line("} // namespace");
     code.line();
     emitApi(code, inputs.size());
@@ -452,7 +459,144 @@ private:
     backend_.emitContextReset(code, n);
     backend_.emitSetNumThreads(code, n);
     emitSetSeed(code);
+    emitSetObserver(code);
     emitOutputShapesApi(code);
+  }
+
+  void emitSetObserver(CodeWriter &code) {
+    std::string n = name_;
+    openEntryPoint(code,
+                   "tc_status " + n + "_context_set_observer(" + n + "_context *context, "
+                   "tc_observer observer, void *user, tc_error *err)",
+                   "context == nullptr", n + "_context_set_observer: null context");
+    code.line("context->observer = observer;");
+    code.line("context->observer_user = user;");
+    code.line("return TC_OK;");
+    code.close();
+    code.line();
+  }
+
+  /// After a node's code: the test-only perturbation of its value, then the observer's call
+  /// for every result it wrote to memory (views and values kept in registers are not).
+  void emitObserveHooks(const ir::Node &node, EmitState &state) {
+    if (node.op() == ir::OpKind::CondPredicate)
+      return;
+    CodeWriter &code = state.code();
+    for (int r = 0; r < node.numResults(); ++r) {
+      const ir::Value *result = node.result(r);
+      const ir::TensorType &type = result->type();
+      if (type.rank() > 8 || (planned_ && ir::hasTrait(node.op(), ir::kView)) ||
+          (planned_ && !opt::isContiguous(state.layout(result), type.shape)))
+        continue;
+      // A fused kernel's result is the value of the op inside it that produced it.
+      const ir::Node *origin = &node;
+      if (node.body() != nullptr && node.body()->outputs()[size_t(r)]->producer() != nullptr)
+        origin = node.body()->outputs()[size_t(r)]->producer();
+      // A copy thunderc inserted (a view made contiguous) holds the copied value's elements.
+      std::string name = result->name();
+      if (name.empty() && origin->op() == ir::OpKind::Copy) {
+        const ir::Value *copied = origin->operand(0);
+        if (node.body() != nullptr)
+          for (size_t i = 0; i < node.body()->inputs().size(); ++i)
+            if (node.body()->inputs()[i].get() == copied)
+              copied = node.operand(static_cast<int>(i));
+        name = copied->name();
+      }
+      std::string op = origin->source().target.empty() ? std::string(origin->info().name)
+                                                       : origin->source().target;
+      std::string source;
+      if (!origin->source().file.empty())
+        source = origin->source().file + ":" +
+                 origin->source().loc.substr(origin->source().loc.rfind(':') + 1) + ": " +
+                 origin->source().code;
+      std::vector<std::string> dims;
+      for (const ir::Dim &dim : type.shape)
+        dims.push_back("int64_t(" + dimExpr(dim) + ")");
+      std::string shape = "{";
+      for (size_t d = 0; d < dims.size(); ++d)
+        shape += (d ? ", " : "") + dims[d];
+      shape += "}";
+      int index = static_cast<int>(observed_.size());
+      observed_.push_back("{" + quote(name) + ", " + quote(op) + ", " + quote(source) +
+                          ", " + (node.body() != nullptr ? "1" : "0") + ", " +
+                          abiDType(type.dtype) + "}");
+      if (!options_.perturbNode.empty() && !name.empty() && name == options_.perturbNode) {
+        code.line("// --debug-perturb: this value is made wrong on purpose (testing bisect).");
+        code.line("debugPerturb(context, " + state.ptr(result) + ", " + abiDType(type.dtype) +
+                  ", " + productExpr(type.shape) + ");");
+        perturbed_ = true;
+      }
+      code.line("if (context->observer != nullptr) observe(context, " + std::to_string(index) +
+                ", " + state.ptr(result) + ", " + shape + ");");
+    }
+  }
+
+  /// kObserved (what each observable value is) and the functions the hooks call.
+  void emitObserveSupport(CodeWriter &code) {
+    code.line();
+    code.open("struct ObservedSpec");
+    code.line("const char *name;");
+    code.line("const char *op;");
+    code.line("const char *source;");
+    code.line("int fused;");
+    code.line("tc_dtype dtype;");
+    code.close(";");
+    code.line("const ObservedSpec kObserved[] = {");
+    for (const std::string &entry : observed_)
+      code.line("    " + entry + ",");
+    if (observed_.empty())
+      code.line("    {\"\", \"\", \"\", 0, TC_DTYPE_F32},");
+    code.line("};");
+    backend_.emitDebugCopy(code, name_);
+    code.line("/// Hands value `index` of this run to the context's observer (a host copy).");
+    code.open("[[maybe_unused]] void observe(" + name_ + "_context *context, int index, "
+              "const void *data, std::initializer_list<int64_t> shape)");
+    code.line("tc_observed_value value = {};");
+    code.line("value.index = index;");
+    code.line("value.name = kObserved[index].name;");
+    code.line("value.op = kObserved[index].op;");
+    code.line("value.source = kObserved[index].source;");
+    code.line("value.fused = kObserved[index].fused;");
+    code.line("value.tensor.dtype = kObserved[index].dtype;");
+    code.line("value.tensor.rank = int32_t(shape.size());");
+    code.line("int rank = 0;");
+    code.line("for (int64_t dim : shape) value.tensor.shape[rank++] = dim;");
+    code.line("const int64_t bytes = tc_tensor_byte_size(&value.tensor);");
+    code.line("if (bytes < 0) return;");
+    code.open("try");
+    code.line("context->observed.resize(size_t(bytes) + 1);");
+    code.close();
+    code.open("catch (...)");
+    code.line("return; // no memory for the copy: this value is not observed");
+    code.close();
+    code.line("if (bytes > 0 && !debugCopy(context, context->observed.data(), data, size_t(bytes), "
+              "true)) return;");
+    code.line("value.tensor.data = context->observed.data();");
+    code.line("context->observer(context->observer_user, &value);");
+    code.close();
+    code.line("/// --debug-perturb: the first element + 1 (16-bit floats: a sign flip, or 1 for 0).");
+    code.open("[[maybe_unused]] void debugPerturb(" + name_ + "_context *context, void *data, "
+              "tc_dtype dtype, int64_t count)");
+    code.line("unsigned char bytes[8] = {};");
+    code.line("tc_tensor one = {};");
+    code.line("one.dtype = dtype;");
+    code.line("const size_t size = size_t(tc_tensor_byte_size(&one));");
+    code.line("if (count < 1 || size > sizeof(bytes) || !debugCopy(context, bytes, data, size, "
+              "true)) return;");
+    code.open("switch (dtype)");
+    code.line("case TC_DTYPE_F32: { float v; std::memcpy(&v, bytes, 4); v += 1.0f; "
+              "std::memcpy(bytes, &v, 4); break; }");
+    code.line("case TC_DTYPE_F64: { double v; std::memcpy(&v, bytes, 8); v += 1.0; "
+              "std::memcpy(bytes, &v, 8); break; }");
+    code.line("case TC_DTYPE_F16: case TC_DTYPE_BF16: { uint16_t v; std::memcpy(&v, bytes, 2); "
+              "v = (v & 0x7fff) ? uint16_t(v ^ 0x8000) : uint16_t(dtype == TC_DTYPE_F16 ? "
+              "0x3c00 : 0x3f80); std::memcpy(bytes, &v, 2); break; }");
+    code.line("case TC_DTYPE_BOOL: bytes[0] = bytes[0] ? 0 : 1; break;");
+    code.line("default: bytes[0] = static_cast<unsigned char>(bytes[0] + 1); break; "
+              "// little-endian integers: + 1 (mod 256 in the low byte)");
+    code.close();
+    code.line("debugCopy(context, data, bytes, size, false);");
+    code.close();
   }
 
   // The random ops' seed: a host field the run reads (the context's `seed` and `runs`, which
@@ -670,6 +814,8 @@ private:
   std::map<const ir::Value *, opt::ValueLayout> layouts_;
   std::vector<Slot> slots_;
   std::map<size_t, const ir::Value *> pinnedOutputs_; ///< output index -> value written there
+  std::vector<std::string> observed_; ///< kObserved's entries, in execution order
+  bool perturbed_ = false;            ///< --debug-perturb's value was found
   std::map<std::string, size_t> stateIndex_;          ///< state weight name -> k of "st<k>"
   std::string name_;
   std::map<std::string, std::pair<size_t, size_t>> bindings_; ///< symbol -> (input, dim)

@@ -19,6 +19,9 @@ struct EmitOptions {
   /// 16 hexadecimal digits naming this compile; <name>_load refuses a weights.bin that does
   /// not carry the same (tc_weights_check_compile_id). Empty: no check (tests of the emitter).
   std::string compileId;
+  /// Testing the numerical bisect: the value of the node with this name is computed wrong on
+  /// purpose (its first element changed after the kernel that writes it). Empty: none.
+  std::string perturbNode;
 };
 
 /// Returns file name -> contents for `<name>.h`, `<name>.cpp` (CUDA: `<name>.cu` and

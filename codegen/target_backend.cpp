@@ -14,6 +14,13 @@ std::map<std::string, std::string> TargetBackend::abiValues(const std::string &)
           {"RUN_COMMENT", ""},        {"RUN_FUNCTION", "run"},    {"TIME_RUNS_FUNCTION", ""},
           {"TIME_RUNS_ASSIGN", ""}};
 }
+void TargetBackend::emitDebugCopy(CodeWriter &code, const std::string &name) const {
+  code.open("[[maybe_unused]] bool debugCopy(" + name + "_context *, void *dst, const void *src, "
+            "size_t bytes, bool)");
+  code.line("std::memcpy(dst, src, bytes);");
+  code.line("return true;");
+  code.close();
+}
 std::string TargetBackend::readmeSection(const BundleOptions &) const { return ""; }
 
 void TargetBackend::emitSetNumThreads(CodeWriter &code, const std::string &n) const {

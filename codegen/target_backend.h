@@ -46,6 +46,10 @@ public:
                                     size_t numWeights) const = 0;
   /// Definitions at the end of the source's anonymous namespace (CUDA: the device kernels).
   virtual void emitDefinitions(CodeWriter &code, const EmitOptions &options) const;
+  /// `bool debugCopy(<name>_context *context, void *dst, const void *src, size_t bytes, bool
+  /// toHost)`: a synchronous copy between the host and the target's memory (after the work
+  /// queued so far), for the observer and --debug-perturb. The default is the host's memcpy.
+  virtual void emitDebugCopy(CodeWriter &code, const std::string &name) const;
   /// `<name>_load`, `_free`, `_context_create`, `_context_destroy` (and target extras). Needs
   /// kWeights, kNumWeights and alignUp in scope.
   virtual void emitLifecycle(CodeWriter &code, const std::string &name) const = 0;

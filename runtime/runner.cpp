@@ -41,6 +41,7 @@ struct Options {
   std::vector<std::string> outputs;
   std::string weights;   ///< empty: the bundle's default
   std::string golden;    ///< empty: files mode
+  std::string bisect;    ///< --bisect DIR (empty: not bisecting)
   long long warmup = -1; ///< -1: 1 with --iters, else 0
   long long iters = 0;   ///< 0: one untimed run
   long long threads = 0; ///< 0: the model's default (--threads N sets N)
@@ -108,7 +109,8 @@ bool parseArguments(int argc, char **argv, Options &options, std::string &error)
       return false;
     }
     bool isList = option == "--inputs" || option == "--outputs";
-    bool isScalar = option == "--weights" || option == "--golden" || option == "--warmup" ||
+    bool isScalar = option == "--weights" || option == "--golden" || option == "--bisect" ||
+                    option == "--warmup" ||
                     option == "--iters" || option == "--threads" || option == "--seed";
     if (!isList && !isScalar) {
       error = "unknown option '" + option + "'";
@@ -142,6 +144,8 @@ bool parseArguments(int argc, char **argv, Options &options, std::string &error)
       options.weights = values[0];
     } else if (option == "--golden") {
       options.golden = values[0];
+    } else if (option == "--bisect") {
+      options.bisect = values[0];
     } else if (option == "--warmup" && !parseCount(values[0], 0, options.warmup)) {
       error = "--warmup: expected a non-negative integer, got '" + values[0] + "'";
       return false;
@@ -171,6 +175,18 @@ std::string fileCountError(const char *option, const char *what, int expected, s
 
 /// Checks the combination of options against each other and the model; false with a message.
 bool checkMode(const Options &options, const tc_model_api &api, std::string &error) {
+  if (!options.bisect.empty()) {
+    if (!options.golden.empty() || !options.inputs.empty() || !options.outputs.empty() ||
+        options.warmup >= 0 || options.iters != 0) {
+      error = "--bisect cannot be combined with --golden, --inputs, --outputs, --warmup or --iters";
+      return false;
+    }
+    if (api.set_observer == nullptr) {
+      error = "--bisect: this bundle's model has no observer (compiled by an older thunderc)";
+      return false;
+    }
+    return true;
+  }
   if (!options.golden.empty()) {
     if (options.inputs.empty() && options.outputs.empty() && options.warmup < 0 &&
         options.iters == 0)
@@ -208,6 +224,7 @@ void printHelp(const tc_model_api &api, const char *defaultWeights, FILE *out) {
                "usage: %s --inputs A.npy [B.npy ...] --outputs X.npy [Y.npy ...]\n"
                "       %*s [--weights PATH] [--warmup W] [--iters N] [--threads T] [--seed S]\n"
                "       %s --golden DIR [--weights PATH] [--threads T] [--seed S]\n"
+               "       %s --bisect DIR [--weights PATH] [--threads T] [--seed S]\n"
                "\n"
                "Runs the thunderc-compiled model '%s' on NumPy .npy files.\n"
                "\n"
@@ -226,12 +243,17 @@ void printHelp(const tc_model_api &api, const char *defaultWeights, FILE *out) {
                "                   DIR/expected/output_<i>.npy (and DIR/expected_fp64/\n"
                "                   output_<i>.npy as the fp64 referee, when present) by the\n"
                "                   policy of thunderc's tests/golden/tolerances.py\n"
+               "  --bisect DIR     run DIR/inputs/input_<i>.npy once and compare every value the\n"
+               "                   run writes with DIR/values/<value>.npy (DIR/values_fp64 as\n"
+               "                   the fp64 referee), as written by thunderc's\n"
+               "                   tools/dump_intermediates.py; names the first value that\n"
+               "                   differs with its op and Python source line\n"
                "  --seed S         seed of the model's random numbers (default: the context's,\n"
                "                   67280421310721); run k after it draws the same numbers on\n"
                "                   every target, and each warmup or timed run counts\n"
                "  --help           print this message\n"
                "\n",
-               program.c_str(), int(program.size()), "", program.c_str(), model,
+               program.c_str(), int(program.size()), "", program.c_str(), program.c_str(), model,
                defaultWeights ? defaultWeights : "(none)");
   std::fprintf(out, "inputs (%d):", api.num_inputs);
   for (int i = 0; i < api.num_inputs; ++i) {
@@ -242,8 +264,8 @@ void printHelp(const tc_model_api &api, const char *defaultWeights, FILE *out) {
                "\noutputs: %d\n"
                "\n"
                "exit codes:\n"
-               "  0  success (with --golden: every output matches)\n"
-               "  1  golden mismatch\n"
+               "  0  success (with --golden: every output matches; with --bisect: every value)\n"
+               "  1  golden or bisect mismatch\n"
                "  2  usage error\n"
                "  3  runtime or model error; stderr reads 'error: <status>: <message>'\n",
                api.num_outputs);
@@ -380,6 +402,10 @@ public:
   }
 
   const std::vector<tc_tensor> &outputs() const { return outputs_; }
+
+  tc_status setObserver(tc_observer observer, void *user, tc_error *err) {
+    return check(api_.set_observer(context_, observer, user, err), "context_set_observer", err);
+  }
 
 private:
   const char *modelName() const { return api_.name ? api_.name : "model"; }
@@ -657,6 +683,140 @@ tc_status runGolden(const Options &options, const tc_model_api &api, const char 
   return TC_OK;
 }
 
+/// The element where |actual - expected| is largest, as "[i, j]: got A, expected E".
+std::string largestError(const tc_tensor &actual, const tc_tensor &expected) {
+  int64_t numel = tc_tensor_numel(&expected), element = 0;
+  double largest = -1;
+  for (int64_t i = 0; i < numel; ++i) {
+    double error = absError(doubleAt(actual, i), doubleAt(expected, i));
+    if (error > largest) {
+      largest = error;
+      element = i;
+    }
+  }
+  std::string index;
+  for (int64_t d = expected.rank - 1, rest = element; d >= 0; --d) {
+    index = std::to_string(rest % expected.shape[d]) + (index.empty() ? "" : ", ") + index;
+    rest /= expected.shape[d];
+  }
+  char text[96];
+  std::snprintf(text, sizeof(text), "]: got %.6g, expected %.6g", doubleAt(actual, element),
+                doubleAt(expected, element));
+  return "[" + index + text;
+}
+
+/// What --bisect learns from the observer during its one run.
+struct BisectState {
+  std::string dir;
+  int compared = 0;
+  int withoutReference = 0;
+  int differing = 0;
+  bool haveFirst = false;
+  tc_observed_value first = {}; ///< the first differing value (tensor data not kept)
+  Comparison firstVerdict = {true, 0, ""};
+  std::string firstWhere;       ///< its largest error's element
+  tc_error error = {};          ///< a reference that could not be read stops the comparison
+  std::string log;              ///< one line per value, printed after the run
+};
+
+void bisectObserve(BisectState &state, const tc_observed_value &value) {
+  if (state.error.status != TC_OK)
+    return;
+  std::string path = state.dir + "/values/" + value.name + ".npy";
+  char line[160];
+  if (value.name[0] == '\0' || !fileExists(path)) {
+    ++state.withoutReference;
+    std::snprintf(line, sizeof(line), "bisect: value %d '%s' (%s): no reference\n", value.index,
+                  value.name, value.op);
+    state.log += line;
+    return;
+  }
+  NpyTensors reference;
+  if (reference.read(path, &state.error) != TC_OK)
+    return;
+  std::string refereePath = state.dir + "/values_fp64/" + value.name + ".npy";
+  const tc_tensor *referee = nullptr;
+  if (fileExists(refereePath)) {
+    if (reference.read(refereePath, &state.error) != TC_OK)
+      return;
+    if (sameShape(reference.tensors[1], reference.tensors[0]))
+      referee = &reference.tensors[1];
+  }
+  const tc_tensor &expected = reference.tensors[0];
+  Comparison verdict = sameShape(value.tensor, expected)
+                           ? compareOutput(value.tensor, expected, referee)
+                           : Comparison{false, INFINITY,
+                                        "shape " + shapeText(value.tensor) + ", expected " +
+                                            shapeText(expected)};
+  ++state.compared;
+  std::snprintf(line, sizeof(line), "bisect: value %d '%s' (%s): max_abs_error=%.3g %s\n",
+                value.index, value.name, value.op, verdict.maxAbsError,
+                verdict.ok ? "OK" : "DIFFERS");
+  state.log += line;
+  if (verdict.ok)
+    return;
+  ++state.differing;
+  if (state.haveFirst)
+    return;
+  state.haveFirst = true;
+  state.first = value;
+  state.first.tensor.data = nullptr;
+  state.firstVerdict = verdict;
+  if (sameShape(value.tensor, expected) && tc_tensor_numel(&expected) > 0)
+    state.firstWhere = largestError(value.tensor, expected);
+}
+
+extern "C" void bisectObserver(void *user, const tc_observed_value *value) {
+  try {
+    bisectObserve(*static_cast<BisectState *>(user), *value);
+  } catch (...) {
+    tc_error_setf(&static_cast<BisectState *>(user)->error, TC_ERROR_OUT_OF_MEMORY,
+                  "--bisect: out of memory comparing '%s'", value->name);
+  }
+}
+
+/// Bisect mode: one run of DIR's inputs with an observer comparing every value with DIR's
+/// reference intermediates; prints the first value that differs. `passed`: none does.
+tc_status runBisect(const Options &options, const tc_model_api &api, const char *weightsPath,
+                    FILE *out, bool &passed, tc_error *err) {
+  BisectState state;
+  state.dir = options.bisect;
+  tc_error_clear(&state.error);
+  std::string values = state.dir + "/values";
+  if (!fileExists(values))
+    return tc_error_setf(err, TC_ERROR_IO,
+                         "--bisect: %s does not exist (write it with "
+                         "tools/dump_intermediates.py)",
+                         values.c_str());
+  NpyTensors inputs;
+  for (int i = 0; i < api.num_inputs; ++i)
+    TC_RUNNER_RETURN_IF_ERROR(inputs.read(indexedPath(state.dir, "inputs", "input_", i), err));
+  Session session(api);
+  TC_RUNNER_RETURN_IF_ERROR(session.open(weightsPath, inputs.tensors, options, err));
+  TC_RUNNER_RETURN_IF_ERROR(session.setObserver(bisectObserver, &state, err));
+  TC_RUNNER_RETURN_IF_ERROR(session.run(inputs.tensors, err));
+  if (state.error.status != TC_OK) {
+    *err = state.error;
+    return err->status;
+  }
+  std::fputs(state.log.c_str(), out);
+  std::fprintf(out, "bisect: %d values compared with %s (%d without a reference), %d differ\n",
+               state.compared, values.c_str(), state.withoutReference, state.differing);
+  passed = !state.haveFirst;
+  if (state.haveFirst) {
+    const tc_observed_value &first = state.first;
+    std::fprintf(out, "bisect: first difference: value %d '%s' (%s%s)\n", first.index,
+                 first.name, first.op, first.fused ? ", in a fused kernel" : "");
+    std::fprintf(out, "bisect:   at %s\n", first.source[0] ? first.source : "(no source line)");
+    std::fprintf(out, "bisect:   max_abs_error=%.3g (%s)%s%s, shape %s\n",
+                 state.firstVerdict.maxAbsError, state.firstVerdict.how.c_str(),
+                 state.firstWhere.empty() ? "" : ", largest at ", state.firstWhere.c_str(),
+                 shapeText(first.tensor).c_str());
+  }
+  std::fprintf(out, "bisect: %s\n", passed ? "PASS" : "FAIL");
+  return TC_OK;
+}
+
 int usageError(const tc_model_api &api, const std::string &message, FILE *errStream) {
   std::string program = programName(api);
   std::fprintf(errStream, "error: %s\nrun '%s --help' for usage\n", message.c_str(),
@@ -687,7 +847,9 @@ int runnerMain(int argc, char **argv, const tc_model_api *api, const char *defau
   tc_error err;
   tc_error_clear(&err);
   bool passed = true;
-  tc_status status = options.golden.empty()
+  tc_status status = !options.bisect.empty()
+                         ? runBisect(options, *api, weightsPath, out, passed, &err)
+                     : options.golden.empty()
                          ? runFiles(options, *api, weightsPath, out, &err)
                          : runGolden(options, *api, weightsPath, out, passed, &err);
   if (status != TC_OK) {

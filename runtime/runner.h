@@ -39,6 +39,8 @@ typedef struct tc_model_api {
                          double *median_us, tc_error *err);
   /** Optional (NULL: --threads is refused): sets the context's thread count. */
   tc_status (*set_num_threads)(void *context, int num_threads, tc_error *err);
+  /** Optional (NULL: --bisect is refused): <name>_context_set_observer. */
+  tc_status (*set_observer)(void *context, tc_observer observer, void *user, tc_error *err);
 } tc_model_api;
 
 /** Runs the command line and returns the process exit code; `default_weights_path` is used
@@ -47,6 +49,7 @@ typedef struct tc_model_api {
  *   <name>_run --inputs A.npy [B.npy ...] --outputs X.npy [Y.npy ...] [--weights PATH]
  *              [--warmup W] [--iters N] [--threads T] [--seed S]
  *   <name>_run --golden DIR [--weights PATH] [--threads T] [--seed S]
+ *   <name>_run --bisect DIR [--weights PATH] [--threads T] [--seed S]
  *
  * Files are in graph input/output order and may also be given comma-separated. --iters N
  * (N >= 1) runs W times untimed (default 1), times N runs and prints `median_us=<value>` as the
@@ -56,7 +59,11 @@ typedef struct tc_model_api {
  * ones included, advances the context's run count).
  * --golden compares against DIR/expected/output_<i>.npy by the policy of
  * tests/golden/tolerances.py (with DIR/expected_fp64 as the fp64 referee when present).
- * Exit codes: 0 success, 1 golden mismatch, 2 usage error, 3 runtime or model error (stderr
+ * --bisect runs DIR/inputs/input_<i>.npy once, compares every value the run writes with
+ * DIR/values/<value name>.npy (written by tools/dump_intermediates.py; DIR/values_fp64 is the
+ * fp64 referee) by the golden policy, and names the first value that differs, with its node,
+ * op and Python source line; it exits 1 when one does.
+ * Exit codes: 0 success, 1 golden or bisect mismatch, 2 usage error, 3 runtime or model error (stderr
  * reads `error: <tc_status_name>: <message>`). Never throws, aborts or exits; every allocation
  * is freed on every path. */
 int tc_runner_main(int argc, char **argv, const tc_model_api *api,

@@ -114,6 +114,21 @@ int64_t tc_tensor_numel(const tc_tensor *tensor);
  * or the byte count overflows int64_t. */
 int64_t tc_tensor_byte_size(const tc_tensor *tensor);
 
+/** One value a run has just computed, as a context's observer sees it (<name>_context_set_observer):
+ * every result a kernel or library call writes to memory, in execution order. Values that live
+ * only inside a fused kernel, and views of other values, are not observed. */
+typedef struct tc_observed_value {
+  int index;          /**< its position among the model's observable values (execution order) */
+  const char *name;   /**< the graph value: the exported program's FX node that produced it */
+  const char *op;     /**< the exported op that computed it ("aten.addmm.default") */
+  const char *source; /**< "file:line: code" of the Python line that produced it, or "" */
+  int fused;          /**< 1 when computed by a fused kernel, together with other ops */
+  tc_tensor tensor;   /**< a host copy, dense row-major; valid only during the call */
+} tc_observed_value;
+
+/** Called by a run after each observable value; must not call into the model. */
+typedef void (*tc_observer)(void *user, const tc_observed_value *value);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

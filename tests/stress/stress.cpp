@@ -500,6 +500,8 @@ int api(Setup &setup) {
                TC_ERROR_INVALID_ARGUMENT, "set_num_threads(-1)");
   expectStatus(model_context_set_seed(nullptr, 1, &error), error, TC_ERROR_INVALID_ARGUMENT,
                "set_seed(NULL)");
+  expectStatus(model_context_set_observer(nullptr, nullptr, nullptr, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "set_observer(NULL)");
   ++gApiChecks;
   if (model_input_name(-1) != nullptr || model_input_name(inputs) != nullptr)
     fail("api: model_input_name out of range is not NULL");
