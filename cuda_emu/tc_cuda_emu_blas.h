@@ -350,14 +350,22 @@ inline cublasStatus_t gemm(cublasHandle_t handle, cublasOperation_t transa,
     detail::fail(cudaErrorIllegalAddress);
     return CUBLAS_STATUS_EXECUTION_FAILED;
   }
+  // alpha and beta are read now (host pointer mode); the product runs on the handle's stream,
+  // or is recorded when that stream captures a graph.
   if (scalar == ScalarType::Int32) {
-    runGemm<int64_t>(m, n, k, *static_cast<const int32_t *>(alpha), a, b,
-                     *static_cast<const int32_t *>(beta), C, Ctype, ldc, strideC, batchCount,
-                     InputRounding::None);
+    const int32_t alphaInt = *static_cast<const int32_t *>(alpha);
+    const int32_t betaInt = *static_cast<const int32_t *>(beta);
+    detail::enqueue(handle->stream, [=] {
+      runGemm<int64_t>(m, n, k, alphaInt, a, b, betaInt, C, Ctype, ldc, strideC, batchCount,
+                       InputRounding::None);
+    });
     return CUBLAS_STATUS_SUCCESS;
   }
-  runGemm<double>(m, n, k, alphaValue, a, b, betaValue, C, Ctype, ldc, strideC, batchCount,
-                  inputRounding(handle->mathMode, Atype, computeType));
+  const InputRounding rounding = inputRounding(handle->mathMode, Atype, computeType);
+  detail::enqueue(handle->stream, [=] {
+    runGemm<double>(m, n, k, alphaValue, a, b, betaValue, C, Ctype, ldc, strideC, batchCount,
+                    rounding);
+  });
   return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -1,7 +1,8 @@
 // Kernel launches for the CPU emulation of CUDA (tc_cuda_emu.h): TC_LAUNCH(grid, block, smem,
 // stream, kernel)(args...) validates the configuration like the CUDA runtime (an invalid one
 // runs nothing and sets the last error), converts the arguments to the kernel's parameter
-// types once, and runs the grid synchronously, every thread getting its own copy of them.
+// types once, and runs the grid synchronously, every thread getting its own copy of them (or,
+// on a capturing stream, records the launch with its arguments for cudaGraphLaunch).
 #pragma once
 
 #include <cstdio>
@@ -72,7 +73,8 @@ template <typename Closure> void invokeClosure(const void *closure) {
   std::apply(launch.kernel, launch.arguments);
 }
 
-/// Validates and runs one launch; errors become the host thread's last error.
+/// Validates one launch and runs it, or records it when its stream is capturing; errors become
+/// the host thread's last error at launch time, as on a GPU.
 template <typename Closure> void runLaunch(const LaunchShape &shape, const Closure &closure) {
   constexpr size_t kArity = std::tuple_size<decltype(closure.arguments)>::value;
   if (cudaError_t error = launchError(shape); error != cudaSuccess) {
@@ -83,11 +85,13 @@ template <typename Closure> void runLaunch(const LaunchShape &shape, const Closu
     fail(cudaErrorIllegalAddress);
     return;
   }
-  Scheduler &scheduler = Scheduler::forThisThread();
-  if (scheduler.running())
+  if (Scheduler::forThisThread().running())
     die("a kernel launched another kernel (dynamic parallelism is not emulated)");
-  std::lock_guard<std::mutex> lock(deviceMutex());
-  scheduler.runGrid(shape.grid, shape.block, shape.sharedBytes, &invokeClosure<Closure>, &closure);
+  enqueue(shape.stream, [shape, closure] {
+    std::lock_guard<std::mutex> lock(deviceMutex());
+    Scheduler::forThisThread().runGrid(shape.grid, shape.block, shape.sharedBytes,
+                                       &invokeClosure<Closure>, &closure);
+  });
 }
 
 /// The callable TC_LAUNCH returns for a __global__ function.
@@ -129,7 +133,7 @@ public:
 
 private:
   template <typename... Values> struct Closure {
-    const Kernel &kernel;
+    Kernel kernel; // a copy: a captured launch outlives the call
     std::tuple<Values...> arguments;
   };
   LaunchShape shape_;

@@ -2,7 +2,8 @@
 // TC_CUDA_EMULATE builds (see tc_cuda_emu.h): errors and the per-host-thread "last error",
 // device memory (host memory in a registry, so that copies, memsets, kernel arguments and
 // cuBLAS operands outside any allocation fail like an illegal address would on a GPU),
-// synchronous streams and wall-clock events.
+// synchronous streams and wall-clock events, and stream capture into CUDA graphs (the work a
+// capturing stream is given is recorded instead of run, and replayed by cudaGraphLaunch).
 #pragma once
 
 #include <chrono>
@@ -11,9 +12,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
+#include <vector>
 
 #include "tc_cuda_emu_types.h"
 
@@ -34,11 +38,17 @@
     "no kernel image is available for execution on the "                                           \
     "device")                                                                                      \
   X(cudaErrorInvalidResourceHandle, 400, "invalid resource handle")                                \
+  X(cudaErrorIllegalState, 401, "the operation cannot be performed in the present state")         \
   X(cudaErrorNotReady, 600, "device not ready")                                                    \
   X(cudaErrorIllegalAddress, 700, "an illegal memory access was encountered")                      \
   X(cudaErrorLaunchOutOfResources, 701, "too many resources requested for launch")                 \
   X(cudaErrorLaunchFailure, 719, "unspecified launch failure")                                     \
   X(cudaErrorNotSupported, 801, "operation not supported")                                         \
+  X(cudaErrorStreamCaptureUnsupported, 900, "operation not permitted when stream is capturing")    \
+  X(cudaErrorStreamCaptureInvalidated, 901,                                                        \
+    "operation failed due to a previous error during capture")                                     \
+  X(cudaErrorStreamCaptureImplicit, 906,                                                           \
+    "operation would make the legacy stream depend on a capturing blocking stream")                \
   X(cudaErrorUnknown, 999, "unknown error")
 
 #define TC_EMU_ENUMERATOR(name, value, message) name = value,
@@ -55,9 +65,32 @@ enum cudaMemcpyKind {
 };
 
 /// Streams and events are opaque handles, as in CUDA; work runs synchronously, so a stream
-/// only has to exist, and an event remembers when it was recorded.
+/// only has to exist (and, while it captures, collect its work), and an event remembers when
+/// it was recorded.
 struct CUstream_st {
   unsigned int flags;
+  /// While capturing (cudaStreamBeginCapture): the work given to the stream, in order.
+  std::unique_ptr<std::vector<std::function<void()>>> captured;
+  bool captureInvalidated = false; ///< a prohibited call happened during the capture
+};
+/// A captured graph and its executable form: the recorded work, replayed in order.
+struct CUgraph_st {
+  std::vector<std::function<void()>> work;
+};
+struct CUgraphExec_st {
+  std::vector<std::function<void()>> work;
+};
+typedef CUgraph_st *cudaGraph_t;
+typedef CUgraphExec_st *cudaGraphExec_t;
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2,
+};
+enum cudaStreamCaptureStatus {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2,
 };
 struct CUevent_st {
   std::chrono::steady_clock::time_point recordedAt;
@@ -133,6 +166,8 @@ struct Registry {
   std::set<const void *> streams;
   std::set<const void *> events;
   std::set<const void *> blasHandles;
+  std::set<const void *> graphs;
+  std::set<const void *> graphExecs;
   std::map<const void *, int> dynamicSharedLimits; // by kernel address
 
   /// True when [pointer, pointer + bytes) lies inside one live allocation.
@@ -170,6 +205,35 @@ struct Registry {
 inline Registry &registry() {
   static Registry *instance = new Registry();
   return *instance;
+}
+
+/// The stream this host thread is capturing into, or nullptr. Captures are emulated in
+/// cudaStreamCaptureModeThreadLocal's terms (the mode bundles use): while a thread captures,
+/// its "potentially unsafe" calls (synchronous copies and memsets, allocation, freeing,
+/// synchronizing the capturing stream) fail and invalidate the capture, as on a GPU.
+inline cudaStream_t &capturingStream() {
+  thread_local cudaStream_t stream = nullptr;
+  return stream;
+}
+
+/// When this thread captures: invalidates the capture and returns `error` as the call's
+/// failure; otherwise cudaSuccess.
+inline cudaError_t prohibitedDuringCapture(cudaError_t error) {
+  cudaStream_t stream = capturingStream();
+  if (stream == nullptr)
+    return cudaSuccess;
+  stream->captureInvalidated = true;
+  return fail(error);
+}
+
+/// Runs `work` now, or appends it to the capture when `stream` is capturing.
+inline void enqueue(cudaStream_t stream, std::function<void()> work) {
+  bool real = stream != nullptr && stream != cudaStreamLegacy && stream != cudaStreamPerThread;
+  if (real && stream->captured) {
+    stream->captured->push_back(std::move(work));
+    return;
+  }
+  work();
 }
 
 /// Allocates `bytes` 256-byte aligned and fills them with 0xFF (NaN in every float format,
@@ -265,6 +329,12 @@ inline cudaError_t cudaPeekAtLastError() { return tc::emu::detail::lastError(); 
 /// cudaErrorMemoryAllocation when TC_EMU_FAIL_MALLOC is set (to test error paths) or when the
 /// emulated device's 16 GiB are used up. A size of 0 yields nullptr and succeeds.
 inline cudaError_t cudaMalloc(void **devPtr, size_t size) {
+  if (cudaError_t capturing =
+          tc::emu::detail::prohibitedDuringCapture(cudaErrorStreamCaptureUnsupported)) {
+    if (devPtr != nullptr)
+      *devPtr = nullptr;
+    return capturing;
+  }
   if (tc::emu::detail::envFlag("TC_EMU_FAIL_MALLOC")) {
     if (devPtr != nullptr)
       *devPtr = nullptr;
@@ -277,10 +347,18 @@ template <typename T> cudaError_t cudaMalloc(T **devPtr, size_t size) {
 }
 
 /// Frees device memory; nullptr is a no-op; anything else cudaMalloc did not return fails.
-inline cudaError_t cudaFree(void *devPtr) { return tc::emu::detail::release(devPtr, false); }
+inline cudaError_t cudaFree(void *devPtr) {
+  if (cudaError_t capturing =
+          tc::emu::detail::prohibitedDuringCapture(cudaErrorStreamCaptureUnsupported))
+    return capturing;
+  return tc::emu::detail::release(devPtr, false);
+}
 
 /// Pinned host memory, which device code and cuBLAS may also access (unified addressing).
 inline cudaError_t cudaMallocHost(void **ptr, size_t size) {
+  if (cudaError_t capturing =
+          tc::emu::detail::prohibitedDuringCapture(cudaErrorStreamCaptureUnsupported))
+    return capturing;
   return tc::emu::detail::allocate(ptr, size, true);
 }
 template <typename T> cudaError_t cudaMallocHost(T **ptr, size_t size) {
@@ -288,23 +366,43 @@ template <typename T> cudaError_t cudaMallocHost(T **ptr, size_t size) {
 }
 inline cudaError_t cudaFreeHost(void *ptr) { return tc::emu::detail::release(ptr, true); }
 
-/// Copies synchronously. The device side of `kind` must lie inside one allocation
-/// (cudaErrorInvalidValue otherwise); cudaMemcpyDefault infers the sides from the pointers.
-inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
-  using tc::emu::detail::fail;
+namespace tc {
+namespace emu {
+namespace detail {
+/// cudaMemcpy's checks; `copy` is then true when there is something to copy.
+inline cudaError_t checkCopy(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                             bool &copy) {
+  copy = false;
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
     return fail(cudaErrorInvalidMemcpyDirection);
   if (count == 0)
     return cudaSuccess;
   if (dst == nullptr || src == nullptr)
     return fail(cudaErrorInvalidValue);
-  tc::emu::detail::Registry &state = tc::emu::detail::registry();
+  Registry &state = registry();
   bool dstOnDevice = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   bool srcOnDevice = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
   if ((dstOnDevice && !state.accessible(dst, count)) ||
       (srcOnDevice && !state.accessible(src, count)))
     return fail(cudaErrorInvalidValue);
-  std::memmove(dst, src, count);
+  copy = true;
+  return cudaSuccess;
+}
+} // namespace detail
+} // namespace emu
+} // namespace tc
+
+/// Copies synchronously. The device side of `kind` must lie inside one allocation
+/// (cudaErrorInvalidValue otherwise); cudaMemcpyDefault infers the sides from the pointers.
+inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+  if (cudaError_t capturing =
+          tc::emu::detail::prohibitedDuringCapture(cudaErrorStreamCaptureImplicit))
+    return capturing;
+  bool copy = false;
+  if (cudaError_t error = tc::emu::detail::checkCopy(dst, src, count, kind, copy))
+    return error;
+  if (copy)
+    std::memmove(dst, src, count);
   return cudaSuccess;
 }
 
@@ -312,11 +410,19 @@ inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cud
                                    cudaStream_t stream = nullptr) {
   if (!tc::emu::detail::registry().validStream(stream))
     return tc::emu::detail::fail(cudaErrorInvalidResourceHandle);
-  return cudaMemcpy(dst, src, count, kind);
+  bool copy = false;
+  if (cudaError_t error = tc::emu::detail::checkCopy(dst, src, count, kind, copy))
+    return error;
+  if (copy)
+    tc::emu::detail::enqueue(stream, [=] { std::memmove(dst, src, count); });
+  return cudaSuccess;
 }
 
 /// Sets `count` bytes of device memory to `value`; the range must lie inside one allocation.
 inline cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
+  if (cudaError_t capturing =
+          tc::emu::detail::prohibitedDuringCapture(cudaErrorStreamCaptureImplicit))
+    return capturing;
   if (count == 0)
     return cudaSuccess;
   if (!tc::emu::detail::registry().accessible(devPtr, count))
@@ -329,7 +435,12 @@ inline cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
                                    cudaStream_t stream = nullptr) {
   if (!tc::emu::detail::registry().validStream(stream))
     return tc::emu::detail::fail(cudaErrorInvalidResourceHandle);
-  return cudaMemset(devPtr, value, count);
+  if (count == 0)
+    return cudaSuccess;
+  if (!tc::emu::detail::registry().accessible(devPtr, count))
+    return tc::emu::detail::fail(cudaErrorInvalidValue);
+  tc::emu::detail::enqueue(stream, [=] { std::memset(devPtr, value, count); });
+  return cudaSuccess;
 }
 
 inline cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
@@ -347,7 +458,8 @@ inline cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags) {
   if (stream == nullptr || flags > cudaStreamNonBlocking)
     return tc::emu::detail::fail(cudaErrorInvalidValue);
-  *stream = new CUstream_st{flags};
+  *stream = new CUstream_st();
+  (*stream)->flags = flags;
   tc::emu::detail::Registry &state = tc::emu::detail::registry();
   std::lock_guard<std::mutex> lock(state.mutex);
   state.streams.insert(*stream);
@@ -373,12 +485,131 @@ inline cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 inline cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (!tc::emu::detail::registry().validStream(stream))
     return tc::emu::detail::fail(cudaErrorInvalidResourceHandle);
+  if (tc::emu::detail::capturingStream() != nullptr)
+    return tc::emu::detail::prohibitedDuringCapture(cudaErrorStreamCaptureUnsupported);
   return cudaSuccess;
 }
 
 inline cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
 
-inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+inline cudaError_t cudaDeviceSynchronize() {
+  return tc::emu::detail::prohibitedDuringCapture(cudaErrorStreamCaptureUnsupported);
+}
+
+// ---- stream capture and graphs ----
+
+/// Starts recording the work given to `stream` (a stream from cudaStreamCreate*: the legacy
+/// and per-thread default streams cannot capture). One capture per host thread.
+inline cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+  using namespace tc::emu::detail;
+  if (mode < cudaStreamCaptureModeGlobal || mode > cudaStreamCaptureModeRelaxed)
+    return fail(cudaErrorInvalidValue);
+  if (!registry().validStream(stream))
+    return fail(cudaErrorInvalidResourceHandle);
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
+    return fail(cudaErrorStreamCaptureUnsupported);
+  if (stream->captured || capturingStream() != nullptr)
+    return fail(cudaErrorIllegalState);
+  stream->captured.reset(new std::vector<std::function<void()>>());
+  stream->captureInvalidated = false;
+  capturingStream() = stream;
+  return cudaSuccess;
+}
+
+/// Ends the capture: `*graph` holds the recorded work, or is nullptr when a prohibited call
+/// invalidated the capture (cudaErrorStreamCaptureInvalidated).
+inline cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) {
+  using namespace tc::emu::detail;
+  if (graph == nullptr)
+    return fail(cudaErrorInvalidValue);
+  *graph = nullptr;
+  if (!registry().validStream(stream))
+    return fail(cudaErrorInvalidResourceHandle);
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread ||
+      !stream->captured)
+    return fail(cudaErrorIllegalState);
+  if (capturingStream() != stream)
+    return fail(cudaErrorIllegalState); // ended by another thread than the one capturing
+  std::unique_ptr<std::vector<std::function<void()>>> work = std::move(stream->captured);
+  capturingStream() = nullptr;
+  if (stream->captureInvalidated)
+    return fail(cudaErrorStreamCaptureInvalidated);
+  *graph = new CUgraph_st{std::move(*work)};
+  Registry &state = registry();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.graphs.insert(*graph);
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus *status) {
+  using namespace tc::emu::detail;
+  if (status == nullptr)
+    return fail(cudaErrorInvalidValue);
+  if (!registry().validStream(stream))
+    return fail(cudaErrorInvalidResourceHandle);
+  bool real = stream != nullptr && stream != cudaStreamLegacy && stream != cudaStreamPerThread;
+  *status = !real || !stream->captured ? cudaStreamCaptureStatusNone
+            : stream->captureInvalidated ? cudaStreamCaptureStatusInvalidated
+                                         : cudaStreamCaptureStatusActive;
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                        unsigned long long flags = 0) {
+  using namespace tc::emu::detail;
+  if (exec == nullptr || flags != 0)
+    return fail(cudaErrorInvalidValue);
+  *exec = nullptr;
+  Registry &state = registry();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (state.graphs.count(graph) == 0)
+    return fail(cudaErrorInvalidValue);
+  *exec = new CUgraphExec_st{graph->work};
+  state.graphExecs.insert(*exec);
+  return cudaSuccess;
+}
+
+/// Replays the graph's work on `stream` (synchronously, as every emulated launch runs).
+inline cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+  using namespace tc::emu::detail;
+  Registry &state = registry();
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    if (state.graphExecs.count(exec) == 0)
+      return fail(cudaErrorInvalidValue);
+  }
+  if (!state.validStream(stream))
+    return fail(cudaErrorInvalidResourceHandle);
+  if (capturingStream() != nullptr)
+    return prohibitedDuringCapture(cudaErrorStreamCaptureUnsupported);
+  for (const std::function<void()> &work : exec->work)
+    work();
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  using namespace tc::emu::detail;
+  Registry &state = registry();
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    if (state.graphs.erase(graph) == 0)
+      return fail(cudaErrorInvalidValue);
+  }
+  delete graph;
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+  using namespace tc::emu::detail;
+  Registry &state = registry();
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    if (state.graphExecs.erase(exec) == 0)
+      return fail(cudaErrorInvalidValue);
+  }
+  delete exec;
+  return cudaSuccess;
+}
 
 inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
   if (event == nullptr || flags > (cudaEventBlockingSync | cudaEventDisableTiming))

@@ -366,3 +366,28 @@ TEST_CASE("handles: streams, math modes, workspaces, status names") {
 }
 
 } // namespace
+
+TEST_CASE("a GEMM on a capturing stream runs when the graph is launched") {
+  cublasHandle_t handle = nullptr;
+  REQUIRE(cublasCreate(&handle) == CUBLAS_STATUS_SUCCESS);
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+  REQUIRE(cublasSetStream(handle, stream) == CUBLAS_STATUS_SUCCESS);
+  emu_test::DeviceArray<float> a(std::vector<float>{1, 2, 3, 4}); // 2x2, column-major
+  emu_test::DeviceArray<float> c(std::vector<float>(4, 0.0f));
+  const float one = 1.0f, zero = 0.0f;
+  REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
+  CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.data(), 2, a.data(), 2,
+                    &zero, c.data(), 2) == CUBLAS_STATUS_SUCCESS);
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+  CHECK(c.read() == std::vector<float>(4, 0.0f));
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
+  CHECK(c.read() == std::vector<float>{7, 10, 15, 22});
+  CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
+  CHECK(cudaGraphDestroy(graph) == cudaSuccess);
+  CHECK(cublasDestroy(handle) == CUBLAS_STATUS_SUCCESS);
+  REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}

@@ -207,3 +207,85 @@ TEST_CASE("the device: one, named, sm_80 unless TC_EMU_ARCH says otherwise") {
 }
 
 } // namespace
+
+__global__ void addOne(float *data, int count) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count)
+    data[i] += 1.0f;
+}
+
+TEST_CASE("stream capture records launches, async copies and memsets; a graph replays them") {
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  DeviceArray<float> data(std::vector<float>(64, 1.0f));
+  DeviceArray<float> copy(64);
+  REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  CHECK(cudaStreamIsCapturing(stream, &status) == cudaSuccess);
+  CHECK(status == cudaStreamCaptureStatusActive);
+  CHECK(cudaMemsetAsync(copy.data(), 0, 64 * sizeof(float), stream) == cudaSuccess);
+  TC_LAUNCH(2, 32, 0, stream, addOne)(data.data(), 64);
+  CHECK(cudaMemcpyAsync(copy.data(), data.data(), 64 * sizeof(float), cudaMemcpyDeviceToDevice,
+                        stream) == cudaSuccess);
+  CHECK(cudaGetLastError() == cudaSuccess);
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+  REQUIRE(graph != nullptr);
+  CHECK(cudaStreamIsCapturing(stream, &status) == cudaSuccess);
+  CHECK(status == cudaStreamCaptureStatusNone);
+  // Nothing ran while capturing.
+  CHECK(data.read() == std::vector<float>(64, 1.0f));
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  REQUIRE(cudaGraphDestroy(graph) == cudaSuccess); // the executable graph is independent
+  for (float expected : {2.0f, 3.0f}) {
+    REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    CHECK(data.read() == std::vector<float>(64, expected));
+    CHECK(copy.read() == std::vector<float>(64, expected));
+  }
+  CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
+  CHECK(cudaGraphExecDestroy(exec) == cudaErrorInvalidValue);
+  CHECK(cudaGraphLaunch(exec, stream) == cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}
+
+TEST_CASE("a prohibited call during capture fails and invalidates the capture") {
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+  DeviceArray<float> data(std::vector<float>(4, 1.0f));
+  float host[4] = {};
+  void *memory = nullptr;
+  // Each unsafe call: a synchronous copy and memset, an allocation, synchronizing the stream.
+  for (int call = 0; call < 4; ++call) {
+    CAPTURE(call);
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
+    cudaError_t error =
+        call == 0   ? cudaMemcpy(host, data.data(), sizeof(host), cudaMemcpyDeviceToHost)
+        : call == 1 ? cudaMemset(data.data(), 0, 4)
+        : call == 2 ? cudaMalloc(&memory, 64)
+                    : cudaStreamSynchronize(stream);
+    CHECK(error != cudaSuccess);
+    CHECK(memory == nullptr);
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    CHECK(cudaStreamIsCapturing(stream, &status) == cudaSuccess);
+    CHECK(status == cudaStreamCaptureStatusInvalidated);
+    cudaGraph_t graph = reinterpret_cast<cudaGraph_t>(&host);
+    CHECK(cudaStreamEndCapture(stream, &graph) == cudaErrorStreamCaptureInvalidated);
+    CHECK(graph == nullptr);
+    (void)cudaGetLastError();
+  }
+  CHECK(data.read() == std::vector<float>(4, 1.0f)); // the memset did not run
+  // The default stream cannot capture; a stream captures once at a time; ending needs a capture.
+  CHECK(cudaStreamBeginCapture(nullptr, cudaStreamCaptureModeThreadLocal) ==
+        cudaErrorStreamCaptureUnsupported);
+  cudaGraph_t graph = nullptr;
+  CHECK(cudaStreamEndCapture(stream, &graph) == cudaErrorIllegalState);
+  REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
+  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaErrorIllegalState);
+  REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+  CHECK(cudaGraphDestroy(graph) == cudaSuccess);
+  (void)cudaGetLastError();
+  REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}
