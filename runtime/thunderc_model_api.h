@@ -1,6 +1,6 @@
 /* A bundle's entry points behind one name-independent table, for programs that load compiled
  * models at run time (dlopen) without knowing their names: the Triton Inference Server backend
- * (triton/, docs/TRITON.md). A bundle written with `thunderc --triton` builds a shared library
+ * (triton_backend/, docs/TRITON.md). A bundle written with `thunderc --triton` builds a shared library
  * exporting thunderc_model_api_v1(); everything else about the model is in <name>.h. */
 #ifndef THUNDERC_MODEL_API_H
 #define THUNDERC_MODEL_API_H

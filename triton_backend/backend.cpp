@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/thunderc_model_api.h"
-#include "triton/triton_api.h"
+#include "triton_backend/triton_api.h"
 
 namespace {
 
