@@ -23,7 +23,16 @@ public:
   Status prepare(const ir::Graph &graph) override {
     TC_ASSIGN_OR_RETURN(kernels_, emitCudaKernels(graph));
     next_ = 0;
+    graphRefusal_ = cudaGraphRefusal(graph);
     return Status::success();
+  }
+
+  // Runs go through the context's CUDA graphs when they are on (<name>_context_set_cuda_graphs).
+  bool wrapsRunWork() const override { return true; }
+
+  void emitRunWork(CodeWriter &code, const std::string &name,
+                   const std::vector<std::string> &key) const override {
+    emitCudaGraphRun(code, name, key);
   }
 
   std::string sourceFile(const std::string &name) const override { return name + ".cu"; }
@@ -89,6 +98,7 @@ public:
                            size_t numOutputs, const EmitState &state) const override {
     code.line();
     emitCudaHostRuns(code, name, numInputs, numOutputs, state.gatherSites());
+    emitCudaGraphApi(code, name, graphRefusal_);
   }
 
   // Device tensors for <name>_run; host tensors, streams, synchronization and timing besides.
@@ -102,7 +112,9 @@ public:
             {"RUN_COMMENT", ": the CUDA bundle stages them through the device"},
             {"RUN_FUNCTION", "run_host"},
             {"TIME_RUNS_FUNCTION", render("backend_cuda/templates/runner_time_runs.cpp.in")},
-            {"TIME_RUNS_ASSIGN", "  api.time_runs = timeRuns;\n"}};
+            {"TIME_RUNS_ASSIGN", "  api.time_runs = timeRuns;\n"
+                                 "  api.set_cuda_graphs = setCudaGraphs;\n"
+                                 "  api.cuda_graph_stats = cudaGraphStats;\n"}};
   }
 
   std::string cmakeLists(const BundleOptions &options, bool hasGolden) const override {
@@ -131,6 +143,7 @@ public:
 private:
   std::vector<CudaKernel> kernels_; ///< printed by prepare(), in graph order
   size_t next_ = 0;                 ///< the next kernel node's index in kernels_
+  std::string graphRefusal_;        ///< why runs cannot be CUDA graphs ("": they can)
 };
 
 } // namespace

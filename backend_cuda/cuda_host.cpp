@@ -73,6 +73,10 @@ void emitCudaModelTypes(CodeWriter &code, const std::string &name, size_t numWei
   code.line("tc_observer observer = nullptr; ///< _context_set_observer");
   code.line("void *observer_user = nullptr;");
   code.line("std::vector<unsigned char> observed; ///< the observer's host copy of a value");
+  code.line("tcg::graph_cache graphs; ///< _context_set_cuda_graphs (capacity 0: off)");
+  code.line("/// Owned: the stream graphs are captured on when the context had the default stream");
+  code.line("/// (blocking, so ordered with the default stream's work as the default stream is).");
+  code.line("cudaStream_t graph_stream = nullptr;");
   code.close(";");
 }
 
@@ -183,6 +187,11 @@ void emitCudaLifecycle(CodeWriter &code, const std::string &n) {
   code.close();
   code.open("if (context->ex.blas != nullptr)");
   code.line("cublasDestroy(context->ex.blas);");
+  code.close();
+  code.line("context->graphs.resize(0);");
+  code.open("if (context->graph_stream != nullptr)");
+  code.line("cudaStreamSynchronize(context->graph_stream);");
+  code.line("cudaStreamDestroy(context->graph_stream);");
   code.close();
   code.line("cudaFree(context->ex.error);");
   code.line("tcg::release(context->arena);");
@@ -422,6 +431,97 @@ void emitCudaHostRuns(CodeWriter &code, const std::string &n, size_t numInputs,
   code.line("*median_us = tcg::median(samples);");
   code.line("return TC_OK;");
   code.close();
+}
+
+std::string cudaGraphRefusal(const ir::Graph &graph) {
+  for (const auto &node : graph.nodes()) {
+    std::string label = "node '" + node->name() + "' (" + std::string(node->info().name) + ")";
+    switch (node->op()) {
+    case ir::OpKind::Nonzero:
+    case ir::OpKind::Item:
+      return label + " reads a size back to the host during the run";
+    case ir::OpKind::CondPredicate:
+      return label + " reads a condition back to the host during the run";
+    case ir::OpKind::Random:
+      return label + " draws random numbers that change with every run";
+    default:
+      break;
+    }
+  }
+  return "";
+}
+
+void emitCudaGraphRun(CodeWriter &code, const std::string &n, const std::vector<std::string> &key) {
+  code.line("// CUDA graphs (" + n + "_context_set_cuda_graphs): the launches above are captured");
+  code.line("// once per key -- the memory they touch and the input sizes -- and replayed after.");
+  code.open("if (context->graphs.capacity() == 0 || context->observer != nullptr)");
+  code.line("return work();");
+  code.close();
+  code.line("const uint64_t key[] = {");
+  for (const std::string &part : key)
+    code.line("    " + part + ",");
+  code.line("};");
+  code.line("return tcg::run_graph(context->graphs, ex.stream, key, sizeof(key) / sizeof(key[0]), "
+            "work, \"" + n + "_run\", err);");
+}
+
+void emitCudaGraphApi(CodeWriter &code, const std::string &n, const std::string &refusal) {
+  code.line("/// Why this model's runs cannot be CUDA graphs (\"\": they can).");
+  std::string quoted;
+  for (char c : refusal) {
+    if (c == '"' || c == '\\')
+      quoted += '\\';
+    quoted += c;
+  }
+  code.line("static const char kCudaGraphRefusal[] = \"" + quoted + "\";");
+  openEntryPoint(code,
+                 "tc_status " + n + "_context_set_cuda_graphs(" + n +
+                     "_context *context, int max_graphs, tc_error *err)",
+                 "context == nullptr", n + "_context_set_cuda_graphs: null context");
+  code.open("if (max_graphs < 0 || max_graphs > 1024)");
+  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+            "_context_set_cuda_graphs: max_graphs %d is outside [0, 1024] (0: off)\", "
+            "max_graphs);");
+  code.close();
+  code.open("if (max_graphs > 0 && kCudaGraphRefusal[0] != '\\0')");
+  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+            "_context_set_cuda_graphs: this model's runs cannot be captured in a CUDA graph: "
+            "%s\", kCudaGraphRefusal);");
+  code.close();
+  code.line("// Graphs cannot be captured on the legacy default stream: a context on it moves to a");
+  code.line("// blocking stream of its own (ordered with the default stream), and back at 0.");
+  code.line("cudaStream_t stream = context->ex.stream;");
+  code.open("if (max_graphs > 0 && stream == nullptr)");
+  code.open("if (context->graph_stream == nullptr)");
+  code.line("TC_CUDA_TRY(tcg::check(cudaStreamCreateWithFlags(&context->graph_stream, "
+            "cudaStreamDefault), \"cudaStreamCreateWithFlags\"), \"" + n +
+            "_context_set_cuda_graphs\");");
+  code.close();
+  code.line("stream = context->graph_stream;");
+  code.close();
+  code.open("if (max_graphs == 0 && stream != nullptr && stream == context->graph_stream)");
+  code.line("TC_CUDA_TRY(tcg::check(cudaStreamSynchronize(stream), \"cudaStreamSynchronize\"), \"" +
+            n + "_context_set_cuda_graphs\");");
+  code.line("stream = nullptr;");
+  code.close();
+  code.open("if (stream != context->ex.stream)");
+  code.line("TC_CUDA_TRY(tcg::check(cublasSetStream(context->ex.blas, stream), \"cublasSetStream\"), "
+            "\"" + n + "_context_set_cuda_graphs\");");
+  code.line("context->ex.stream = stream;");
+  code.close();
+  code.line("context->graphs.resize(max_graphs);");
+  code.line("return TC_OK;");
+  code.close();
+  code.line();
+  openEntryPoint(code,
+                 "tc_status " + n + "_context_cuda_graph_stats(const " + n +
+                     "_context *context, tc_cuda_graph_stats *stats, tc_error *err)",
+                 "context == nullptr || stats == nullptr",
+                 n + "_context_cuda_graph_stats: null argument");
+  code.line("*stats = context->graphs.stats();");
+  code.line("return TC_OK;");
+  code.close();
+  code.line();
 }
 
 } // namespace thunderc::cuda

@@ -33,4 +33,17 @@ void emitCudaContextReset(codegen::CodeWriter &code, const std::string &name);
 void emitCudaHostRuns(codegen::CodeWriter &code, const std::string &name, size_t numInputs,
                       size_t numOutputs, const std::vector<std::string> &gatherSites);
 
+/// Why a run of `graph` cannot be captured into a CUDA graph, naming the first node that
+/// prevents it (a size or condition read back to the host, random numbers drawn with a
+/// per-run counter); "" when it can.
+std::string cudaGraphRefusal(const ir::Graph &graph);
+/// The end of <name>_run: `work` (the run's launches) run directly, or through the context's
+/// CUDA graphs keyed by `key` when they are on.
+void emitCudaGraphRun(codegen::CodeWriter &code, const std::string &name,
+                      const std::vector<std::string> &key);
+/// <name>_context_set_cuda_graphs and <name>_context_cuda_graph_stats; `refusal` as
+/// cudaGraphRefusal returned it.
+void emitCudaGraphApi(codegen::CodeWriter &code, const std::string &name,
+                      const std::string &refusal);
+
 } // namespace thunderc::cuda

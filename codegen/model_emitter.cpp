@@ -736,6 +736,9 @@ private:
       pointers.push_back({slot.name, slot.type});
     }
     backend_.emitArena(code, n);
+    const bool wrapped = backend_.wrapsRunWork();
+    if (wrapped)
+      code.open("auto work = [&]() -> tc_status");
     for (size_t i = 0; i < inputs.size(); ++i) {
       std::string type = cppType(inputs[i]->type().dtype);
       code.line("[[maybe_unused]] const " + type + " *in" + std::to_string(i) + " = static_cast<const " + type +
@@ -772,6 +775,22 @@ private:
       code.line("fillOutputShapes(sym, outputs);");
     }
     code.line("return TC_OK;");
+    if (wrapped) {
+      code.close(";");
+      std::vector<std::string> key = {"uint64_t(reinterpret_cast<uintptr_t>(base))"};
+      if (!states.empty())
+        key.push_back("uint64_t(reinterpret_cast<uintptr_t>(" + backend_.stateBase() + "))");
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        std::string t = "inputs[" + std::to_string(i) + "]";
+        key.push_back("uint64_t(reinterpret_cast<uintptr_t>(" + t + ".data))");
+        for (int d = 0; d < inputs[i]->type().rank(); ++d)
+          key.push_back("uint64_t(" + t + ".shape[" + std::to_string(d) + "])");
+      }
+      for (size_t i = 0; i < graph_.numUserOutputs(); ++i)
+        key.push_back("uint64_t(reinterpret_cast<uintptr_t>(outputs[" + std::to_string(i) +
+                      "].data))");
+      backend_.emitRunWork(code, n, key);
+    }
     code.close();
   }
 

@@ -14,6 +14,10 @@ std::map<std::string, std::string> TargetBackend::abiValues(const std::string &)
           {"RUN_COMMENT", ""},        {"RUN_FUNCTION", "run"},    {"TIME_RUNS_FUNCTION", ""},
           {"TIME_RUNS_ASSIGN", ""}};
 }
+void TargetBackend::emitRunWork(CodeWriter &code, const std::string &,
+                                const std::vector<std::string> &) const {
+  code.line("return work();");
+}
 void TargetBackend::emitDebugCopy(CodeWriter &code, const std::string &name) const {
   code.open("[[maybe_unused]] bool debugCopy(" + name + "_context *, void *dst, const void *src, "
             "size_t bytes, bool)");

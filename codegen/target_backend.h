@@ -64,6 +64,14 @@ public:
   /// `<name>_context_set_num_threads`. The default checks the arguments and keeps nothing (the
   /// CUDA target runs its host work on the caller); the CPU target sizes the context's pool.
   virtual void emitSetNumThreads(CodeWriter &code, const std::string &name) const;
+  /// Whether `<name>_run`'s work after the arena (pointers, every node, the output copies) is
+  /// written as a lambda `work` returning a tc_status, run by emitRunWork (CUDA: graphs).
+  virtual bool wrapsRunWork() const { return false; }
+  /// After the lambda: the statements that run it and return; `key` are uint64_t expressions
+  /// for what the run's launches bake in (the arena, the state, every input's data and dims,
+  /// every output's data).
+  virtual void emitRunWork(CodeWriter &code, const std::string &name,
+                           const std::vector<std::string> &key) const;
   /// Inside `<name>_run`: an `unsigned char *` expression for the first byte of the state.
   virtual std::string stateBase() const = 0;
   /// One fusion node, or one elementwise node as a one-op kernel: a loop nest over host memory

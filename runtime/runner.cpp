@@ -45,6 +45,7 @@ struct Options {
   long long warmup = -1; ///< -1: 1 with --iters, else 0
   long long iters = 0;   ///< 0: one untimed run
   long long threads = 0; ///< 0: the model's default (--threads N sets N)
+  long long cudaGraphs = 0; ///< --cuda-graphs G (0: off)
   bool hasSeed = false;  ///< --seed given
   unsigned long long seed = 0;
 };
@@ -111,7 +112,8 @@ bool parseArguments(int argc, char **argv, Options &options, std::string &error)
     bool isList = option == "--inputs" || option == "--outputs";
     bool isScalar = option == "--weights" || option == "--golden" || option == "--bisect" ||
                     option == "--warmup" ||
-                    option == "--iters" || option == "--threads" || option == "--seed";
+                    option == "--iters" || option == "--threads" || option == "--seed" ||
+                    option == "--cuda-graphs";
     if (!isList && !isScalar) {
       error = "unknown option '" + option + "'";
       return false;
@@ -155,6 +157,10 @@ bool parseArguments(int argc, char **argv, Options &options, std::string &error)
     } else if (option == "--threads" &&
                (!parseCount(values[0], 1, options.threads) || options.threads > 1024)) {
       error = "--threads: expected an integer in [1, 1024], got '" + values[0] + "'";
+      return false;
+    } else if (option == "--cuda-graphs" &&
+               (!parseCount(values[0], 1, options.cudaGraphs) || options.cudaGraphs > 1024)) {
+      error = "--cuda-graphs: expected an integer in [1, 1024], got '" + values[0] + "'";
       return false;
     } else if (option == "--seed") {
       if (!parseSeed(values[0], options.seed)) {
@@ -223,6 +229,7 @@ void printHelp(const tc_model_api &api, const char *defaultWeights, FILE *out) {
   std::fprintf(out,
                "usage: %s --inputs A.npy [B.npy ...] --outputs X.npy [Y.npy ...]\n"
                "       %*s [--weights PATH] [--warmup W] [--iters N] [--threads T] [--seed S]\n"
+               "       %*s [--cuda-graphs G]\n"
                "       %s --golden DIR [--weights PATH] [--threads T] [--seed S]\n"
                "       %s --bisect DIR [--weights PATH] [--threads T] [--seed S]\n"
                "\n"
@@ -248,12 +255,16 @@ void printHelp(const tc_model_api &api, const char *defaultWeights, FILE *out) {
                "                   the fp64 referee), as written by thunderc's\n"
                "                   tools/dump_intermediates.py; names the first value that\n"
                "                   differs with its op and Python source line\n"
+               "  --cuda-graphs G  CUDA bundles: capture the runs into CUDA graphs (at most G)\n"
+               "                   and replay them; prints 'cuda_graphs: captures=C\n"
+               "                   replays=R evictions=E' on stderr\n"
                "  --seed S         seed of the model's random numbers (default: the context's,\n"
                "                   67280421310721); run k after it draws the same numbers on\n"
                "                   every target, and each warmup or timed run counts\n"
                "  --help           print this message\n"
                "\n",
-               program.c_str(), int(program.size()), "", program.c_str(), program.c_str(), model,
+               program.c_str(), int(program.size()), "", int(program.size()), "", program.c_str(),
+               program.c_str(), model,
                defaultWeights ? defaultWeights : "(none)");
   std::fprintf(out, "inputs (%d):", api.num_inputs);
   for (int i = 0; i < api.num_inputs; ++i) {
@@ -362,6 +373,13 @@ public:
       TC_RUNNER_RETURN_IF_ERROR(
           check(api_.set_num_threads(context_, int(options.threads), err), "set_num_threads", err));
     }
+    if (options.cudaGraphs > 0) {
+      if (api_.set_cuda_graphs == nullptr)
+        return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT,
+                             "--cuda-graphs: this bundle is not a CUDA bundle");
+      TC_RUNNER_RETURN_IF_ERROR(check(api_.set_cuda_graphs(context_, int(options.cudaGraphs), err),
+                                      "context_set_cuda_graphs", err));
+    }
     if (options.hasSeed && api_.set_seed != nullptr)
       TC_RUNNER_RETURN_IF_ERROR(
           check(api_.set_seed(context_, uint64_t(options.seed), err), "context_set_seed", err));
@@ -402,6 +420,18 @@ public:
   }
 
   const std::vector<tc_tensor> &outputs() const { return outputs_; }
+
+  /// With --cuda-graphs: "cuda_graphs: captures=C replays=R evictions=E" on `errStream`.
+  void reportCudaGraphs(const Options &options, FILE *errStream) const {
+    tc_cuda_graph_stats stats{};
+    tc_error error;
+    tc_error_clear(&error);
+    if (options.cudaGraphs > 0 && api_.cuda_graph_stats != nullptr &&
+        api_.cuda_graph_stats(context_, &stats, &error) == TC_OK)
+      std::fprintf(errStream, "cuda_graphs: captures=%lld replays=%lld evictions=%lld\n",
+                   (long long)stats.captures, (long long)stats.replays,
+                   (long long)stats.evictions);
+  }
 
   tc_status setObserver(tc_observer observer, void *user, tc_error *err) {
     return check(api_.set_observer(context_, observer, user, err), "context_set_observer", err);
@@ -604,7 +634,7 @@ std::string indexedPath(const std::string &dir, const char *sub, const char *ste
 /// Files mode: runs warmup + max(iters, 1) times, writes the last results to --outputs and,
 /// with --iters, prints the median time of the timed runs.
 tc_status runFiles(const Options &options, const tc_model_api &api, const char *weightsPath,
-                   FILE *out, tc_error *err) {
+                   FILE *out, FILE *errStream, tc_error *err) {
   NpyTensors inputs;
   for (const std::string &path : options.inputs)
     TC_RUNNER_RETURN_IF_ERROR(inputs.read(path, err));
@@ -619,6 +649,7 @@ tc_status runFiles(const Options &options, const tc_model_api &api, const char *
       TC_RUNNER_RETURN_IF_ERROR(
           tc_npy_write(options.outputs[i].c_str(), &session.outputs()[i], err));
     std::fprintf(out, "median_us=%.3f\n", median);
+    session.reportCudaGraphs(options, errStream);
     return TC_OK;
   }
   for (long long i = 0; i < warmup; ++i)
@@ -634,6 +665,7 @@ tc_status runFiles(const Options &options, const tc_model_api &api, const char *
 
   for (size_t i = 0; i < options.outputs.size(); ++i)
     TC_RUNNER_RETURN_IF_ERROR(tc_npy_write(options.outputs[i].c_str(), &session.outputs()[i], err));
+  session.reportCudaGraphs(options, errStream);
   if (options.iters == 0)
     return TC_OK;
   std::sort(micros.begin(), micros.end());
@@ -850,7 +882,7 @@ int runnerMain(int argc, char **argv, const tc_model_api *api, const char *defau
   tc_status status = !options.bisect.empty()
                          ? runBisect(options, *api, weightsPath, out, passed, &err)
                      : options.golden.empty()
-                         ? runFiles(options, *api, weightsPath, out, &err)
+                         ? runFiles(options, *api, weightsPath, out, errStream, &err)
                          : runGolden(options, *api, weightsPath, out, passed, &err);
   if (status != TC_OK) {
     std::fprintf(errStream, "error: %s: %s\n", tc_status_name(status), err.message);

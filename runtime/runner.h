@@ -41,13 +41,17 @@ typedef struct tc_model_api {
   tc_status (*set_num_threads)(void *context, int num_threads, tc_error *err);
   /** Optional (NULL: --bisect is refused): <name>_context_set_observer. */
   tc_status (*set_observer)(void *context, tc_observer observer, void *user, tc_error *err);
+  /** Optional (NULL: --cuda-graphs is refused): <name>_context_set_cuda_graphs. */
+  tc_status (*set_cuda_graphs)(void *context, int max_graphs, tc_error *err);
+  /** Optional: <name>_context_cuda_graph_stats, printed after a run with --cuda-graphs. */
+  tc_status (*cuda_graph_stats)(void *context, tc_cuda_graph_stats *stats, tc_error *err);
 } tc_model_api;
 
 /** Runs the command line and returns the process exit code; `default_weights_path` is used
  * when --weights is absent. The command line, with the exit codes, is printed by --help:
  *
  *   <name>_run --inputs A.npy [B.npy ...] --outputs X.npy [Y.npy ...] [--weights PATH]
- *              [--warmup W] [--iters N] [--threads T] [--seed S]
+ *              [--warmup W] [--iters N] [--threads T] [--seed S] [--cuda-graphs G]
  *   <name>_run --golden DIR [--weights PATH] [--threads T] [--seed S]
  *   <name>_run --bisect DIR [--weights PATH] [--threads T] [--seed S]
  *
@@ -55,6 +59,8 @@ typedef struct tc_model_api {
  * (N >= 1) runs W times untimed (default 1), times N runs and prints `median_us=<value>` as the
  * only line on stdout; --outputs is then optional and receives the last run's results.
  * --threads T sets the context's thread count (<name>_context_set_num_threads).
+ * --cuda-graphs G (CUDA bundles) captures the runs into CUDA graphs, at most G of them
+ * (<name>_context_set_cuda_graphs), and prints `cuda_graphs: captures=C replays=R` on stderr.
  * --seed S seeds the model's random numbers before the first run (every run, warmup and timed
  * ones included, advances the context's run count).
  * --golden compares against DIR/expected/output_<i>.npy by the policy of

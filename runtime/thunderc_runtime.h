@@ -129,6 +129,15 @@ typedef struct tc_observed_value {
 /** Called by a run after each observable value; must not call into the model. */
 typedef void (*tc_observer)(void *user, const tc_observed_value *value);
 
+/** A CUDA bundle context's CUDA-graph counters (<name>_context_cuda_graph_stats). */
+typedef struct tc_cuda_graph_stats {
+  int64_t captures;  /**< runs captured into a new graph (and then launched) */
+  int64_t replays;   /**< runs that launched a graph captured before */
+  int64_t evictions; /**< graphs dropped to stay within the capacity (least recently used) */
+  int32_t cached;    /**< graphs held now */
+  int32_t capacity;  /**< the most it holds; 0: runs are not captured */
+} tc_cuda_graph_stats;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "tc_cuda_api.h"
@@ -131,6 +132,129 @@ template <typename Kernel> inline tc_status check_device(Kernel probe, const cha
                        model, properties.name, properties.major, properties.minor,
                        TC_CUDA_ARCHITECTURES, cudaGetErrorString(error), properties.major,
                        properties.minor);
+}
+
+/// A context's CUDA graphs: one executable graph per key (what a run's launches bake in: the
+/// memory they touch and the input sizes), at most `capacity`, the least recently used dropped
+/// first. Looking a key up allocates nothing, so warm replayed runs allocate nothing.
+class graph_cache {
+public:
+  graph_cache() = default;
+  graph_cache(const graph_cache &) = delete;
+  graph_cache &operator=(const graph_cache &) = delete;
+  ~graph_cache() { resize(0); }
+
+  /// Holds at most `capacity` graphs from now on (0: none; runs are not captured).
+  void resize(int capacity) {
+    capacity_ = capacity < 0 ? 0 : capacity;
+    while (int(entries_.size()) > capacity_) {
+      cudaGraphExecDestroy(entries_.front().exec);
+      entries_.erase(entries_.begin());
+      ++evictions_;
+    }
+  }
+  int capacity() const { return capacity_; }
+
+  /// The graph of `key` (made the most recently used), or nullptr.
+  cudaGraphExec_t find(const uint64_t *key, size_t length) {
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      const std::vector<uint64_t> &held = entries_[i].key;
+      if (held.size() != length || !std::equal(held.begin(), held.end(), key))
+        continue;
+      std::rotate(entries_.begin() + std::ptrdiff_t(i), entries_.begin() + std::ptrdiff_t(i) + 1,
+                  entries_.end());
+      return entries_.back().exec;
+    }
+    return nullptr;
+  }
+
+  /// Keeps `exec` as the graph of `key`, dropping the least recently used beyond the
+  /// capacity; false (and `exec` destroyed) when there is no memory for the entry.
+  bool insert(const uint64_t *key, size_t length, cudaGraphExec_t exec) {
+    try {
+      entries_.reserve(size_t(capacity_) + 1);
+      entries_.push_back(entry{std::vector<uint64_t>(key, key + length), exec});
+    } catch (...) {
+      cudaGraphExecDestroy(exec);
+      return false;
+    }
+    ++captures_;
+    resize(capacity_);
+    return true;
+  }
+
+  void count_replay() { ++replays_; }
+
+  tc_cuda_graph_stats stats() const {
+    return {captures_, replays_, evictions_, int32_t(entries_.size()), int32_t(capacity_)};
+  }
+
+private:
+  struct entry {
+    std::vector<uint64_t> key;
+    cudaGraphExec_t exec;
+  };
+  std::vector<entry> entries_; ///< the most recently used last
+  int capacity_ = 0;
+  int64_t captures_ = 0, replays_ = 0, evictions_ = 0;
+};
+
+/// Runs `work` (a run's launches on `stream`, returning a tc_status) through `cache`: replays
+/// the graph of `key` when there is one, otherwise captures `work` into a new graph (in
+/// cudaStreamCaptureModeThreadLocal), keeps it and launches it. A run that cannot be captured
+/// (a call CUDA forbids during a capture, or the legacy default stream) fails with a status
+/// that says so; nothing is left capturing.
+template <typename Work>
+inline tc_status run_graph(graph_cache &cache, cudaStream_t stream, const uint64_t *key,
+                           size_t length, Work &&work, const char *where, tc_error *err) {
+  if (cudaGraphExec_t exec = cache.find(key, length)) {
+    cudaError_t launched = cudaGraphLaunch(exec, stream);
+    if (launched != cudaSuccess)
+      return tc_error_setf(err, TC_ERROR_DEVICE, "%s: cudaGraphLaunch failed: %s", where,
+                           cudaGetErrorString(launched));
+    cache.count_replay();
+    return TC_OK;
+  }
+  cudaError_t began = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+  if (began != cudaSuccess) {
+    cudaGetLastError();
+    return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT,
+                         "%s: cannot capture a CUDA graph on this stream (%s): graphs need a "
+                         "stream of your own (_context_set_stream), not the default stream",
+                         where, cudaGetErrorString(began));
+  }
+  tc_status status = work();
+  cudaGraph_t graph = nullptr;
+  cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+  if (status != TC_OK || ended != cudaSuccess) {
+    if (graph != nullptr)
+      cudaGraphDestroy(graph);
+    cudaGetLastError(); // the capture's errors are reported here, not by the next launch
+    if (status != TC_OK)
+      return status;
+    return tc_error_setf(err, TC_ERROR_DEVICE,
+                         "%s: CUDA graph capture failed: %s (the run made a call CUDA does not "
+                         "allow while capturing; turn graphs off with "
+                         "_context_set_cuda_graphs(context, 0))",
+                         where, cudaGetErrorString(ended));
+  }
+  cudaGraphExec_t exec = nullptr;
+  cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  if (made != cudaSuccess) {
+    cudaGetLastError();
+    return tc_error_setf(err, TC_ERROR_DEVICE, "%s: cudaGraphInstantiate failed: %s", where,
+                         cudaGetErrorString(made));
+  }
+  cudaError_t launched = cudaGraphLaunch(exec, stream);
+  if (launched != cudaSuccess) {
+    cudaGraphExecDestroy(exec);
+    return tc_error_setf(err, TC_ERROR_DEVICE, "%s: cudaGraphLaunch failed: %s", where,
+                         cudaGetErrorString(launched));
+  }
+  if (!cache.insert(key, length, exec))
+    return tc_error_setf(err, TC_ERROR_OUT_OF_MEMORY, "%s: no memory to keep a CUDA graph", where);
+  return TC_OK;
 }
 
 /// The median of `samples` (not empty); sorts them.

@@ -110,6 +110,15 @@ def test_bundle_matches_eager(target, level, exported, tmp_path):
                           *[str(tmp_path / f"bad_{i}.npy") for i in range(4)]])
     assert "outside its range [0, 6]" in result.stderr + result.stdout
     assert "7" in result.stderr + result.stdout
+    if target == "cuda":
+        # A size read back to the host mid-run: such runs cannot be CUDA graphs, and say why.
+        name, inputs = next(iter(CASES.items()))
+        refused = run_failing([runner, "--inputs", *_save(tmp_path, name, inputs), "--outputs",
+                               *[str(tmp_path / f"g_{i}.npy") for i in range(4)],
+                               "--cuda-graphs", "2"])
+        assert refused.returncode == 3
+        assert "cannot be captured in a CUDA graph: node '" in refused.stderr
+        assert "reads a size back to the host" in refused.stderr
 
 
 def run_failing(command):

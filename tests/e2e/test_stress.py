@@ -117,11 +117,13 @@ def test_scratch_kernels_allocate_nothing_when_warm(stress_root):
 @pytest.mark.parametrize("model", MODELS)
 def test_cuda_abi_misuse_and_concurrency(model, stress_root):
     """The CUDA bundle's entry points (model_run, run_host, set_stream, synchronize, time_runs)
-    misused return their documented statuses, and contexts on threads agree bit for bit, under
-    the CPU emulation of CUDA."""
+    misused return their documented statuses, contexts on threads agree bit for bit, and CUDA
+    graphs replay runs bit for bit within their capacity, under the CPU emulation of CUDA."""
     stress, weights = _build(model, stress_root, cuda=True)
     inputs = _inputs(model)
     out = run([stress, "api", weights, *inputs], env=_env()).stdout
     assert "each with its documented status" in out
     out = run([stress, "concurrent", weights, "4", "20", *inputs], env=_env()).stdout
     assert "4 threads x 20 runs, every output bit-identical" in out
+    out = run([stress, "graphs", weights, *inputs], env=_env()).stdout
+    assert "graphs: captured once per key, replayed bit-identically, at most 2 kept" in out

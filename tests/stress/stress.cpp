@@ -22,6 +22,10 @@
 //       null data and bad settings: each returns its documented status with a message (and
 //       the same status with a NULL tc_error), and the context still runs correctly after.
 //
+//   stress graphs WEIGHTS INPUT.npy...
+//       CUDA bundles: runs captured into CUDA graphs once per key and replayed, bit-identical
+//       to plain runs, at most the capacity kept; no capture with an observer or when off.
+//
 // A CUDA bundle (built with STRESS_CUDA, against the CPU emulation of CUDA or on a GPU) runs
 // every request through model_run_host, and `api` also misuses the CUDA entry points
 // (set_stream, synchronize, run_host, time_runs).
@@ -41,6 +45,9 @@
 
 #include "model.h"
 #include "npy.h"
+#ifdef STRESS_CUDA
+#include "tc_cuda_api.h"
+#endif
 
 // --- Allocation counting and fault injection ------------------------------------------------
 // The executable's own malloc family replaces glibc's for the whole process (the runtime, the
@@ -618,11 +625,130 @@ int api(Setup &setup) {
   return 0;
 }
 
+#ifdef STRESS_CUDA
+void observeNothing(void *, const tc_observed_value *) {}
+
+/// Device copies of a request's inputs and buffers for its outputs (model_run's tensors).
+struct DeviceRequest {
+  std::vector<void *> buffers;
+  std::vector<tc_tensor> inputs, outputs;
+  DeviceRequest(const Tensors &request, const Tensors &answer) {
+    for (const auto &[host, views] : {std::make_pair(&request, &inputs),
+                                      std::make_pair(&answer, &outputs)})
+      for (size_t i = 0; i < host->views.size(); ++i) {
+        void *device = nullptr;
+        size_t bytes = host->data[i].size();
+        if (cudaMalloc(&device, bytes == 0 ? 1 : bytes) != cudaSuccess)
+          fail("graphs: cudaMalloc");
+        if (views == &inputs && bytes > 0 &&
+            cudaMemcpy(device, host->data[i].data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess)
+          fail("graphs: upload");
+        buffers.push_back(device);
+        tc_tensor view = host->views[i];
+        view.data = device;
+        views->push_back(view);
+      }
+  }
+  ~DeviceRequest() {
+    for (void *buffer : buffers)
+      cudaFree(buffer);
+  }
+  Tensors download(const Tensors &like) const {
+    Tensors result = like;
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (!result.data[i].empty() &&
+          cudaMemcpy(result.data[i].data(), outputs[i].data, result.data[i].size(),
+                     cudaMemcpyDeviceToHost) != cudaSuccess)
+        fail("graphs: download");
+    return result;
+  }
+};
+
+void expectGraphs(model_context *context, long captures, long replays, long evictions,
+                  int cached, const char *when) {
+  tc_error error{};
+  tc_cuda_graph_stats stats{};
+  check(model_context_cuda_graph_stats(context, &stats, &error), error, "cuda_graph_stats");
+  if (stats.captures != captures || stats.replays != replays || stats.evictions != evictions ||
+      stats.cached != cached)
+    fail("graphs: %s: captures=%lld replays=%lld evictions=%lld cached=%d, expected %ld %ld %ld "
+         "%d", when, (long long)stats.captures, (long long)stats.replays,
+         (long long)stats.evictions, stats.cached, captures, replays, evictions, cached);
+}
+
+/// CUDA graphs: runs captured once per key and replayed, every answer bit-identical to a plain
+/// run's; at most the capacity kept (least recently used dropped); no capture with an
+/// observer or at capacity 0; the setting's misuse refused.
+int graphs(Setup &setup) {
+  tc_error error{};
+  model_context *context = nullptr;
+  check(model_context_create(setup.model, &context, &error), error, "model_context_create");
+  expectStatus(model_context_set_cuda_graphs(nullptr, 1, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "set_cuda_graphs(NULL)");
+  expectStatus(model_context_set_cuda_graphs(context, -1, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "set_cuda_graphs(-1)");
+  expectStatus(model_context_set_cuda_graphs(context, 1025, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "set_cuda_graphs(1025)");
+  tc_cuda_graph_stats stats{};
+  expectStatus(model_context_cuda_graph_stats(nullptr, &stats, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "cuda_graph_stats(NULL)");
+  check(model_context_set_cuda_graphs(context, 2, &error), error, "set_cuda_graphs(2)");
+  // run_host stages every request at the same addresses: one graph, replayed with new data.
+  const int requests = int(setup.requests.size());
+  for (int r = 0; r < 6; ++r) {
+    Tensors out = makeOutputs(setup.requests[size_t(r % requests)]);
+    check(runOnce(context, setup.requests[size_t(r % requests)], out, &error), error,
+          "graphs: run_host");
+    if (!sameBits(out, setup.references[size_t(r % requests)]))
+      fail("graphs: run_host %d differs from the plain run", r);
+  }
+  expectGraphs(context, 1, 5, 0, 1, "run_host x6");
+  // Device tensors at three addresses: three keys, two kept.
+  std::vector<DeviceRequest *> device;
+  for (int r = 0; r < 3; ++r)
+    device.push_back(new DeviceRequest(setup.requests[size_t(r % requests)],
+                                       setup.references[size_t(r % requests)]));
+  const int order[] = {0, 1, 0, 2, 1, 2};
+  for (int r : order) {
+    DeviceRequest &d = *device[size_t(r)];
+    check(model_run(context, d.inputs.data(), int(d.inputs.size()), d.outputs.data(),
+                    int(d.outputs.size()), &error),
+          error, "graphs: run");
+    check(model_synchronize(context, &error), error, "graphs: synchronize");
+    if (!sameBits(d.download(setup.references[size_t(r % requests)]),
+                  setup.references[size_t(r % requests)]))
+      fail("graphs: the device run of request %d differs from the plain run", r);
+  }
+  // 0: captured; 1: captured, run_host's dropped; 0: replayed; 2: captured, 1 dropped;
+  // 1: captured, 0 dropped; 2: replayed.
+  expectGraphs(context, 5, 7, 3, 2, "device runs");
+  // An observer sees every value: those runs are not captured.
+  check(model_context_set_observer(context, observeNothing, nullptr, &error), error,
+        "set_observer");
+  Tensors out = makeOutputs(setup.requests[0]);
+  check(runOnce(context, setup.requests[0], out, &error), error, "graphs: observed run");
+  check(model_context_set_observer(context, nullptr, nullptr, &error), error, "set_observer");
+  expectGraphs(context, 5, 7, 3, 2, "an observed run");
+  // Off: the graphs go, runs are plain.
+  check(model_context_set_cuda_graphs(context, 0, &error), error, "set_cuda_graphs(0)");
+  check(runOnce(context, setup.requests[0], out, &error), error, "graphs: plain run");
+  if (!sameBits(out, setup.references[0]))
+    fail("graphs: the plain run after graphs differs");
+  expectGraphs(context, 5, 7, 5, 0, "off");
+  for (DeviceRequest *d : device)
+    delete d;
+  model_context_destroy(context);
+  std::printf("graphs: captured once per key, replayed bit-identically, at most 2 kept\n");
+  return 0;
+}
+#endif
+
 int usage() {
   std::fprintf(stderr, "usage: stress concurrent WEIGHTS THREADS RUNS INPUT.npy...\n"
                        "       stress lifecycle WEIGHTS THREADS ITERATIONS INPUT.npy...\n"
                        "       stress faults WEIGHTS INPUT.npy...\n"
-                       "       stress api WEIGHTS INPUT.npy...\n");
+                       "       stress api WEIGHTS INPUT.npy...\n"
+                       "       stress graphs WEIGHTS INPUT.npy...   (CUDA bundles)\n");
   return 2;
 }
 
@@ -648,6 +774,17 @@ int main(int argc, char **argv) {
     int result = api(setup);
     release(setup);
     return result;
+  }
+  if (mode == "graphs") {
+#ifdef STRESS_CUDA
+    Setup setup = prepare(weights, argc, argv, 3, 3);
+    int result = graphs(setup);
+    release(setup);
+    return result;
+#else
+    std::fprintf(stderr, "stress: graphs needs a CUDA bundle\n");
+    return 2;
+#endif
   }
   if (mode == "faults") {
 #ifdef STRESS_COUNT_ALLOCATIONS
