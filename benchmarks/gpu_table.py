@@ -61,6 +61,7 @@ class Row:
     bundle_us: float | None = None
     eager_us: float | None = None
     compile_us: float | None = None
+    graphs_us: float | None = None  # the bundle with --cuda-graphs (its runs replayed)
     notes: list[str] = dataclasses.field(default_factory=list)
 
     @property
@@ -203,9 +204,9 @@ def compiled_latency(module, inputs, mode, iters, warmup, device):
         return None, one_line(error)
 
 
-def run_bundle(runner, input_paths, output_paths=None, iters=0, warmup=0):
+def run_bundle(runner, input_paths, output_paths=None, iters=0, warmup=0, graphs=False):
     """Runs the bundle's runner; returns its stdout. Raises RuntimeError with its stderr."""
-    command = [runner, "--inputs", *input_paths]
+    command = [runner, "--inputs", *input_paths] + (["--cuda-graphs", "4"] if graphs else [])
     if output_paths:
         command += ["--outputs", *output_paths]
     if iters:
@@ -309,6 +310,11 @@ def measure(options, name, device, compile_budget):
             row.bundle_us = float(stdout.split("median_us=")[1].split()[0])
         except (RuntimeError, IndexError, ValueError) as error:
             row.notes.append(f"bundle timing: {error}")
+        try:
+            stdout = run_bundle(runner, paths, iters=options.iters, warmup=warmup, graphs=True)
+            row.graphs_us = float(stdout.split("median_us=")[1].split()[0])
+        except (RuntimeError, IndexError, ValueError) as error:
+            row.notes.append(f"CUDA graphs: {error}")
         row.eager_us = median_us(lambda: module(*inputs), options.iters, warmup, device)
 
     if options.emulate:
@@ -352,8 +358,8 @@ def format_table(rows, emulate, header_lines):
     lines = list(header_lines) + [
         "",
         f"| model | dtype | max err vs eager ({where}) | ok | {bundle} | {eager} | compile µs "
-        "| bundle/eager | bundle/compile |",
-        "|---|---|---:|---|---:|---:|---:|---:|---:|",
+        "| bundle/eager | bundle/compile | graphs µs | graphs/eager |",
+        "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     compile_cell = (lambda r: "skipped (--emulate)") if emulate else (
         lambda r: cell(r.compile_us, ".1f"))
@@ -361,11 +367,13 @@ def format_table(rows, emulate, header_lines):
         lines.append(f"| {r.model} | {r.dtype} | {cell(r.max_error, '.3g')} | {r.verdict} "
                      f"| {cell(r.bundle_us, '.1f')} | {cell(r.eager_us, '.1f')} | {compile_cell(r)} "
                      f"| {cell(ratio(r.bundle_us, r.eager_us), '.2f')} "
-                     f"| {cell(ratio(r.bundle_us, r.compile_us), '.2f')} |")
+                     f"| {cell(ratio(r.bundle_us, r.compile_us), '.2f')} "
+                     f"| {cell(r.graphs_us, '.1f')} | {cell(ratio(r.graphs_us, r.eager_us), '.2f')} |")
     passed = sum(r.passed for r in rows)
     lines.append(f"| geomean | | | {passed}/{len(rows)} ok | | | "
                  f"| {cell(geomean([ratio(r.bundle_us, r.eager_us) for r in rows]), '.2f')} "
-                 f"| {cell(geomean([ratio(r.bundle_us, r.compile_us) for r in rows]), '.2f')} |")
+                 f"| {cell(geomean([ratio(r.bundle_us, r.compile_us) for r in rows]), '.2f')} | "
+                 f"| {cell(geomean([ratio(r.graphs_us, r.eager_us) for r in rows]), '.2f')} |")
     notes = [f"- {r.model} {r.dtype}: {note}" for r in rows for note in r.notes]
     if notes:
         lines += ["", "Notes:", *notes]

@@ -97,17 +97,19 @@ def test_missing_bundle_fails_its_row(tmp_path):
 def test_table_format():
     """Ratios and geomeans skip what was not measured; compile failures become notes."""
     rows = [
-        gpu_table.Row("mlp", "fp32", 1e-7, "ok", bundle_us=10.0, eager_us=40.0, compile_us=20.0),
+        gpu_table.Row("mlp", "fp32", 1e-7, "ok", bundle_us=10.0, eager_us=40.0, compile_us=20.0,
+                      graphs_us=8.0),
         gpu_table.Row("gpt", "bf16", 0.02, "ok (fp64 referee)", bundle_us=90.0, eager_us=90.0,
                       notes=["torch.compile: n/a (BackendCompilerFailed: x)"]),
         gpu_table.Row("cnn", "fp32", 0.5, "FAIL", notes=["case default output 0: mismatch"]),
     ]
     table = gpu_table.format_table(rows, emulate=False, header_lines=["# title"])
     assert table_row(table, "mlp", "fp32") == [
-        "mlp", "fp32", "1e-07", "ok", "10.0", "40.0", "20.0", "0.25", "0.50"]
-    assert table_row(table, "gpt", "bf16")[6:] == ["n/a", "1.00", "n/a"]
-    assert table_row(table, "cnn", "fp32")[3:] == ["FAIL"] + ["n/a"] * 5
+        "mlp", "fp32", "1e-07", "ok", "10.0", "40.0", "20.0", "0.25", "0.50", "8.0", "0.20"]
+    assert table_row(table, "gpt", "bf16")[6:] == ["n/a", "1.00", "n/a", "n/a", "n/a"]
+    assert table_row(table, "cnn", "fp32")[3:] == ["FAIL"] + ["n/a"] * 7
     # geomean of bundle/eager over mlp and gpt: sqrt(0.25 * 1.0) = 0.5; bundle/compile: mlp's.
-    assert table_row(table, "geomean", "")[3:] == ["2/3 ok", "", "", "", "0.50", "0.50"]
+    assert table_row(table, "geomean", "")[3:] == ["2/3 ok", "", "", "", "0.50", "0.50", "",
+                                                   "0.20"]
     assert "- gpt bf16: torch.compile: n/a (BackendCompilerFailed: x)" in table
     assert "| model | dtype | max err vs eager (GPU) | ok | bundle µs | eager µs |" in table
