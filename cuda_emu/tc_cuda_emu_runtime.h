@@ -207,6 +207,21 @@ inline Registry &registry() {
   return *instance;
 }
 
+/// Forgets `handle` in the registry's `set` of live handles and deletes it; `invalid` (as the
+/// last error) when it is not a live handle.
+template <typename Handle>
+inline cudaError_t destroyRegistered(std::set<const void *> Registry::*set, Handle *handle,
+                                     cudaError_t invalid) {
+  Registry &state = registry();
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    if ((state.*set).erase(handle) == 0)
+      return fail(invalid);
+  }
+  delete handle;
+  return cudaSuccess;
+}
+
 /// The stream this host thread is capturing into, or nullptr. Captures are emulated in
 /// cudaStreamCaptureModeThreadLocal's terms (the mode bundles use): while a thread captures,
 /// its "potentially unsafe" calls (synchronous copies and memsets, allocation, freeing,
@@ -472,14 +487,8 @@ inline cudaError_t cudaStreamCreate(cudaStream_t *stream) {
 
 /// Destroys a stream from cudaStreamCreate*; the default streams cannot be destroyed.
 inline cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  tc::emu::detail::Registry &state = tc::emu::detail::registry();
-  {
-    std::lock_guard<std::mutex> lock(state.mutex);
-    if (state.streams.erase(stream) == 0)
-      return tc::emu::detail::fail(cudaErrorInvalidResourceHandle);
-  }
-  delete stream;
-  return cudaSuccess;
+  using namespace tc::emu::detail;
+  return destroyRegistered(&Registry::streams, stream, cudaErrorInvalidResourceHandle);
 }
 
 inline cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
@@ -589,26 +598,12 @@ inline cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
 
 inline cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   using namespace tc::emu::detail;
-  Registry &state = registry();
-  {
-    std::lock_guard<std::mutex> lock(state.mutex);
-    if (state.graphs.erase(graph) == 0)
-      return fail(cudaErrorInvalidValue);
-  }
-  delete graph;
-  return cudaSuccess;
+  return destroyRegistered(&Registry::graphs, graph, cudaErrorInvalidValue);
 }
 
 inline cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
   using namespace tc::emu::detail;
-  Registry &state = registry();
-  {
-    std::lock_guard<std::mutex> lock(state.mutex);
-    if (state.graphExecs.erase(exec) == 0)
-      return fail(cudaErrorInvalidValue);
-  }
-  delete exec;
-  return cudaSuccess;
+  return destroyRegistered(&Registry::graphExecs, exec, cudaErrorInvalidValue);
 }
 
 inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
@@ -656,12 +651,6 @@ inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_
 }
 
 inline cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  tc::emu::detail::Registry &state = tc::emu::detail::registry();
-  {
-    std::lock_guard<std::mutex> lock(state.mutex);
-    if (state.events.erase(event) == 0)
-      return tc::emu::detail::fail(cudaErrorInvalidResourceHandle);
-  }
-  delete event;
-  return cudaSuccess;
+  using namespace tc::emu::detail;
+  return destroyRegistered(&Registry::events, event, cudaErrorInvalidResourceHandle);
 }
