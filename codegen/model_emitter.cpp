@@ -463,17 +463,32 @@ private:
     emitOutputShapesApi(code);
   }
 
-  void emitSetObserver(CodeWriter &code) {
+  /// `<name>_context_<what>(context, <parameters>, err)`: the null-context check, then
+  /// `statements`, then TC_OK.
+  void emitContextSetter(CodeWriter &code, const std::string &what, const std::string &parameters,
+                         const std::vector<std::string> &statements) {
     std::string n = name_;
     openEntryPoint(code,
-                   "tc_status " + n + "_context_set_observer(" + n + "_context *context, "
-                   "tc_observer observer, void *user, tc_error *err)",
-                   "context == nullptr", n + "_context_set_observer: null context");
-    code.line("context->observer = observer;");
-    code.line("context->observer_user = user;");
+                   "tc_status " + n + "_context_" + what + "(" + n + "_context *context, " +
+                       parameters + ", tc_error *err)",
+                   "context == nullptr", n + "_context_" + what + ": null context");
+    for (const std::string &statement : statements)
+      code.line(statement);
     code.line("return TC_OK;");
     code.close();
     code.line();
+  }
+
+  void emitSetObserver(CodeWriter &code) {
+    emitContextSetter(code, "set_observer", "tc_observer observer, void *user",
+                      {"context->observer = observer;", "context->observer_user = user;"});
+  }
+
+  // The random ops' seed: a host field the run reads (the context's `seed` and `runs`, which
+  // both targets declare); a new seed restarts the run count, so its sequence replays.
+  void emitSetSeed(CodeWriter &code) {
+    emitContextSetter(code, "set_seed", "uint64_t seed",
+                      {"context->seed = seed;", "context->runs = 0;"});
   }
 
   /// After a node's code: the test-only perturbation of its value, then the observer's call
@@ -597,21 +612,6 @@ private:
     code.close();
     code.line("debugCopy(context, data, bytes, size, false);");
     code.close();
-  }
-
-  // The random ops' seed: a host field the run reads (the context's `seed` and `runs`, which
-  // both targets declare); a new seed restarts the run count, so its sequence replays.
-  void emitSetSeed(CodeWriter &code) {
-    std::string n = name_;
-    openEntryPoint(code,
-                   "tc_status " + n + "_context_set_seed(" + n + "_context *context, uint64_t "
-                   "seed, tc_error *err)",
-                   "context == nullptr", n + "_context_set_seed: null context");
-    code.line("context->seed = seed;");
-    code.line("context->runs = 0;");
-    code.line("return TC_OK;");
-    code.close();
-    code.line();
   }
 
   void emitOutputShapesApi(CodeWriter &code) {
