@@ -467,13 +467,7 @@ void emitCudaGraphRun(CodeWriter &code, const std::string &n, const std::vector<
 
 void emitCudaGraphApi(CodeWriter &code, const std::string &n, const std::string &refusal) {
   code.line("/// Why this model's runs cannot be CUDA graphs (\"\": they can).");
-  std::string quoted;
-  for (char c : refusal) {
-    if (c == '"' || c == '\\')
-      quoted += '\\';
-    quoted += c;
-  }
-  code.line("static const char kCudaGraphRefusal[] = \"" + quoted + "\";");
+  code.line("static const char kCudaGraphRefusal[] = " + stringLiteral(refusal) + ";");
   openEntryPoint(code,
                  "tc_status " + n + "_context_set_cuda_graphs(" + n +
                      "_context *context, int max_graphs, tc_error *err)",

@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 
 #include "ir/status.h"
 
@@ -111,6 +112,26 @@ std::string braceList(const std::vector<std::string> &items) {
     text += (i ? ", " : "") + items[i];
   return text + "}";
 }
+
+std::string escapeString(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    unsigned char byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (byte < 0x20 || byte == 0x7f) {
+      char octal[5];
+      std::snprintf(octal, sizeof(octal), "\\%03o", byte);
+      out += octal;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string stringLiteral(const std::string &text) { return "\"" + escapeString(text) + "\""; }
 
 std::string doubleLiteral(double value) {
   // tc_math.h's helpers, not std::numeric_limits: they are TC_HD, so the same literal works in

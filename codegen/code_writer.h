@@ -41,5 +41,10 @@ std::string productExpr(const std::vector<ir::Dim> &dims);
 std::string braceList(const std::vector<std::string> &items);
 /// A C++ double literal that reads back exactly (inf/nan spelled tc::infinity/tc::quiet_nan).
 std::string doubleLiteral(double value);
+/// `text` escaped for the inside of a C/C++ string literal: quotes and backslashes escaped,
+/// control bytes as three-digit octal escapes; other bytes (UTF-8 included) as they are.
+std::string escapeString(const std::string &text);
+/// `text` as a C/C++ string literal: "\"" + escapeString(text) + "\"".
+std::string stringLiteral(const std::string &text);
 
 } // namespace thunderc::codegen

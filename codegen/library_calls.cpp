@@ -55,13 +55,7 @@ std::string EmitState::currentNodeLabel() const {
   if (name.empty() && currentNode_->numResults() > 0)
     name = currentNode_->result(0)->name();
   std::string label = "node '" + name + "' (" + std::string(ir::opName(currentNode_->op())) + ")";
-  std::string escaped; // a C string literal's contents (passed as a %s argument)
-  for (char c : label) {
-    if (c == '"' || c == '\\')
-      escaped += '\\';
-    escaped += c;
-  }
-  return escaped;
+  return escapeString(label); // a C string literal's contents (passed as a %s argument)
 }
 
 Status emitEpilogueLibraryCall(const ir::Node &fusion, const EpilogueKernel &kernel,

@@ -17,16 +17,6 @@
 namespace thunderc::codegen {
 namespace {
 
-std::string quote(const std::string &text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 // "predicate0 && !predicate1" for the guard pairs [0, 1, 1, 0].
 std::string guardCondition(const std::vector<int64_t> &pairs) {
   std::string condition;
@@ -406,7 +396,7 @@ private:
       std::vector<std::string> dims;
       for (const ir::Dim &dim : weight->type().shape)
         dims.push_back(std::to_string(dim.value()));
-      code.line("    {" + quote(weight->weightName()) + ", " + abiDType(weight->type().dtype) +
+      code.line("    {" + stringLiteral(weight->weightName()) + ", " + abiDType(weight->type().dtype) +
                 ", " + std::to_string(weight->type().rank()) + ", " + braceList(dims) + "},");
     }
     if (weights.empty())
@@ -416,13 +406,13 @@ private:
     code.line("// The compile this code belongs to: _load refuses a weights.bin of another.");
     code.line("constexpr bool kCheckCompileId = " +
               std::string(options_.compileId.empty() ? "false" : "true") + ";");
-    code.line("const char kCompileId[] = " + quote(options_.compileId) + ";");
+    code.line("const char kCompileId[] = " + stringLiteral(options_.compileId) + ";");
     emitStateTable(code, weights);
     code.line("const char *const kInputNames[] = " +
               [&] {
                 std::vector<std::string> names;
                 for (const ir::Value *input : inputs)
-                  names.push_back(quote(input->name()));
+                  names.push_back(stringLiteral(input->name()));
                 return braceList(names.empty() ? std::vector<std::string>{"\"\""} : names);
               }() +
               ";");
@@ -532,7 +522,7 @@ private:
         shape += (d ? ", " : "") + dims[d];
       shape += "}";
       int index = static_cast<int>(observed_.size());
-      observed_.push_back("{" + quote(name) + ", " + quote(op) + ", " + quote(source) +
+      observed_.push_back("{" + stringLiteral(name) + ", " + stringLiteral(op) + ", " + stringLiteral(source) +
                           ", " + (node.body() != nullptr ? "1" : "0") + ", " +
                           abiDType(type.dtype) + "}");
       if (!options_.perturbNode.empty() && !name.empty() && name == options_.perturbNode) {

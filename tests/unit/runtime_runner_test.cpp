@@ -170,6 +170,59 @@ const tc_model_api kIdentity = {.name = "identity",
                                 .run = identityRun,
                                 .time_runs = nullptr};
 
+/// addbias with an observer and CUDA-graph settings: after each run it shows the observer
+/// 'add' (y), 'gt' (positives) and an unnamed value; set_cuda_graphs records its argument.
+tc_observer gObserver = nullptr;
+void *gObserverUser = nullptr;
+int gCudaGraphs = 0;
+
+tc_status setObserver(void *, tc_observer observer, void *user, tc_error *err) {
+  gObserver = observer;
+  gObserverUser = user;
+  tc_error_clear(err);
+  return TC_OK;
+}
+
+tc_status observedRun(void *context, const tc_tensor *inputs, int numInputs, tc_tensor *outputs,
+                      int numOutputs, tc_error *err) {
+  tc_status status = addBiasRun(context, inputs, numInputs, outputs, numOutputs, err);
+  if (status != TC_OK || gObserver == nullptr)
+    return status;
+  const char *names[] = {"add", "gt", ""};
+  const char *ops[] = {"aten.add.Tensor", "aten.gt.Scalar", "copy"};
+  for (int i = 0; i < 3; ++i) {
+    tc_observed_value value = {};
+    value.index = i;
+    value.name = names[i];
+    value.op = ops[i];
+    value.source = i == 0 ? "model.py:3: y = x + b" : "";
+    value.tensor = outputs[i == 2 ? 0 : i];
+    gObserver(gObserverUser, &value);
+  }
+  return TC_OK;
+}
+
+tc_status setCudaGraphs(void *, int maxGraphs, tc_error *err) {
+  gCudaGraphs = maxGraphs;
+  tc_error_clear(err);
+  return TC_OK;
+}
+
+tc_status cudaGraphStats(void *, tc_cuda_graph_stats *stats, tc_error *err) {
+  *stats = tc_cuda_graph_stats{1, 2, 0, 1, gCudaGraphs};
+  tc_error_clear(err);
+  return TC_OK;
+}
+
+tc_model_api observedAddBias() {
+  tc_model_api api = kAddBias;
+  api.run = observedRun;
+  api.set_observer = setObserver;
+  api.set_cuda_graphs = setCudaGraphs;
+  api.cuda_graph_stats = cudaGraphStats;
+  return api;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Files and running
 
@@ -712,4 +765,81 @@ TEST_CASE("runtime runner: an incomplete model api is an error, not a crash") {
   CHECK(result.code == 3);
   CHECK(result.err ==
         "error: TC_ERROR_INVALID_ARGUMENT: tc_runner_main: incomplete tc_model_api (run)\n");
+}
+
+TEST_CASE("runtime runner: --bisect names the first value that differs") {
+  AddBiasFiles files;
+  const tc_model_api api = observedAddBias();
+  gObserver = nullptr;
+  writeF32(files.file("ref/inputs/input_0.npy"), {2, 3}, {-1, 0, 1, 2, 3, 4});
+  writeF32(files.file("ref/values/add.npy"), {2, 3}, {0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f});
+  writeNpy(files.file("ref/values/gt.npy"), TC_DTYPE_I64, {2}, std::vector<int64_t>{1, 3});
+  std::string ref = files.file("ref");
+
+  SUBCASE("every value matches") {
+    RunResult result = runRunner(api, {"--bisect", ref}, files.weights);
+    CHECK(result.code == 0);
+    CHECK(result.out == "bisect: value 0 'add' (aten.add.Tensor): max_abs_error=0 OK\n"
+                        "bisect: value 1 'gt' (aten.gt.Scalar): max_abs_error=0 OK\n"
+                        "bisect: value 2 '' (copy): no reference\n"
+                        "bisect: 2 values compared with " + ref + "/values (1 without a "
+                        "reference), 0 differ\n"
+                        "bisect: PASS\n");
+    CHECK(gObserver != nullptr);
+  }
+  SUBCASE("the first value that differs, with its source line and largest error") {
+    writeF32(files.file("ref/values/add.npy"), {2, 3}, {0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 4.5f});
+    writeNpy(files.file("ref/values/gt.npy"), TC_DTYPE_I64, {2}, std::vector<int64_t>{1, 2});
+    RunResult result = runRunner(api, {"--bisect", ref}, files.weights);
+    CHECK(result.code == 1);
+    CHECK(contains(result.out, "bisect: 2 values compared with " + ref +
+                                   "/values (1 without a reference), 2 differ\n"
+                                   "bisect: first difference: value 0 'add' (aten.add.Tensor)\n"
+                                   "bisect:   at model.py:3: y = x + b\n"
+                                   "bisect:   max_abs_error=1 (assert_close failed and no fp64 "
+                                   "referee), largest at [1, 2]: got 5.5, expected 4.5, shape "
+                                   "[2, 3]\n"
+                                   "bisect: FAIL\n"));
+  }
+  SUBCASE("errors") {
+    tc_model_api plain = kAddBias;
+    RunResult result = runRunner(plain, {"--bisect", ref}, files.weights);
+    CHECK(result.code == 2);
+    CHECK(contains(result.err, "--bisect: this bundle's model has no observer"));
+    result = runRunner(api, {"--bisect", ref, "--inputs", files.x}, files.weights);
+    CHECK(result.code == 2);
+    CHECK(contains(result.err, "--bisect cannot be combined with"));
+    result = runRunner(api, {"--bisect", files.file("nowhere")}, files.weights);
+    CHECK(result.code == 3);
+    CHECK(contains(result.err, "nowhere/values does not exist (write it with "
+                               "tools/dump_intermediates.py)"));
+    writeF32(files.file("ref/values/gt.npy"), {2}, {1, 3});
+    result = runRunner(api, {"--bisect", ref}, files.weights);
+    CHECK(result.code == 1); // a reference of another dtype is a difference, not a crash
+    CHECK(contains(result.out, "first difference: value 1 'gt'"));
+  }
+  gObserver = nullptr;
+}
+
+TEST_CASE("runtime runner: --cuda-graphs") {
+  AddBiasFiles files;
+  const tc_model_api api = observedAddBias();
+  RunResult result = runRunner(api, {"--inputs", files.x, "--outputs", files.y, files.positives,
+                                     "--cuda-graphs", "3"},
+                               files.weights);
+  CHECK(result.code == 0);
+  CHECK(gCudaGraphs == 3);
+  CHECK(result.err == "cuda_graphs: captures=1 replays=2 evictions=0\n");
+  result = runRunner(kAddBias, {"--inputs", files.x, "--outputs", files.y, files.positives,
+                                "--cuda-graphs", "3"},
+                     files.weights);
+  CHECK(result.code == 3);
+  CHECK(contains(result.err, "--cuda-graphs: this bundle is not a CUDA bundle"));
+  for (const char *bad : {"0", "1025", "x"}) {
+    result = runRunner(api, {"--inputs", files.x, "--outputs", files.y, files.positives,
+                             "--cuda-graphs", bad},
+                       files.weights);
+    CHECK(result.code == 2);
+    CHECK(contains(result.err, "--cuda-graphs: expected an integer in [1, 1024]"));
+  }
 }
