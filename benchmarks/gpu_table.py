@@ -1,5 +1,7 @@
 """The GPU check's table: each zoo model's CUDA bundle against PyTorch eager on the GPU (largest
-error, pass/fail by tests/golden/tolerances.py) and its latency next to eager and torch.compile.
+error, pass/fail by tests/golden/tolerances.py) and its latency next to eager and torch.compile,
+plain and replayed as CUDA graphs (the runner's --cuda-graphs 4; a model whose runs cannot be
+captured gets n/a and a note).
 
 Pass/fail: torch.testing.assert_close at the dtype's default tolerance against eager on the GPU
 (TF32 off), else the export's fp64 referee ("ok (fp64 referee)"): GEMMs and reductions may sum

@@ -325,7 +325,20 @@ private:
     }
   }
 
+  /// Deeper nesting of parentheses, unary minus and max/min than any exported size needs is
+  /// refused: the parser and every walk of the expression recurse once per level.
+  static constexpr int kMaxDepth = 256;
+
   Expected<SymExpr> parseAtom() {
+    struct Level {
+      int &depth;
+      explicit Level(int &d) : depth(++d) {}
+      ~Level() { --depth; }
+    } level(depth_);
+    if (depth_ > kMaxDepth)
+      return invalidInput("bad symbolic expression: nested more than " +
+                          std::to_string(kMaxDepth) + " levels deep at offset " +
+                          std::to_string(pos_));
     skipSpace();
     if (pos_ >= text_.size())
       return fail("unexpected end");
@@ -370,6 +383,7 @@ private:
 
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0; ///< parseAtom calls in progress
 };
 
 } // namespace

@@ -785,7 +785,8 @@ TEST_CASE("runtime runner: --bisect names the first value that differs") {
                         "bisect: 2 values compared with " + ref + "/values (1 without a "
                         "reference), 0 differ\n"
                         "bisect: PASS\n");
-    CHECK(gObserver != nullptr);
+    const bool observerSet = gObserver != nullptr;
+    CHECK(observerSet);
   }
   SUBCASE("the first value that differs, with its source line and largest error") {
     writeF32(files.file("ref/values/add.npy"), {2, 3}, {0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 4.5f});
