@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "tc_cuda_emu_types.h"
@@ -157,6 +158,17 @@ struct Allocation {
   bool pinned;
 };
 
+/// True for the default streams (legacy and per-thread), which exist without cudaStreamCreate
+/// and cannot capture.
+inline bool defaultStream(cudaStream_t stream) {
+  return stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread;
+}
+
+/// True while `stream` records its work for a graph (cudaStreamBeginCapture).
+inline bool capturing(cudaStream_t stream) {
+  return !defaultStream(stream) && stream->captured != nullptr;
+}
+
 /// Process-wide bookkeeping of live allocations, streams, events and kernel attributes,
 /// shared by every host thread (as a CUDA context is).
 struct Registry {
@@ -182,7 +194,7 @@ struct Registry {
   }
 
   bool validStream(cudaStream_t stream) {
-    if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
+    if (defaultStream(stream))
       return true;
     std::lock_guard<std::mutex> lock(mutex);
     return streams.count(stream) != 0;
@@ -241,11 +253,11 @@ inline cudaError_t prohibitedDuringCapture(cudaError_t error) {
   return fail(error);
 }
 
-/// Runs `work` now, or appends it to the capture when `stream` is capturing.
-inline void enqueue(cudaStream_t stream, std::function<void()> work) {
-  bool real = stream != nullptr && stream != cudaStreamLegacy && stream != cudaStreamPerThread;
-  if (real && stream->captured) {
-    stream->captured->push_back(std::move(work));
+/// Runs `work` now, or appends it to the capture when `stream` is capturing (only then is it
+/// copied into a std::function).
+template <typename Work> inline void enqueue(cudaStream_t stream, Work &&work) {
+  if (capturing(stream)) {
+    stream->captured->push_back(std::function<void()>(std::forward<Work>(work)));
     return;
   }
   work();
@@ -515,7 +527,7 @@ inline cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCapture
     return fail(cudaErrorInvalidValue);
   if (!registry().validStream(stream))
     return fail(cudaErrorInvalidResourceHandle);
-  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
+  if (defaultStream(stream))
     return fail(cudaErrorStreamCaptureUnsupported);
   if (stream->captured || capturingStream() != nullptr)
     return fail(cudaErrorIllegalState);
@@ -534,8 +546,7 @@ inline cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
   *graph = nullptr;
   if (!registry().validStream(stream))
     return fail(cudaErrorInvalidResourceHandle);
-  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread ||
-      !stream->captured)
+  if (!capturing(stream))
     return fail(cudaErrorIllegalState);
   if (capturingStream() != stream)
     return fail(cudaErrorIllegalState); // ended by another thread than the one capturing
@@ -556,8 +567,7 @@ inline cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureS
     return fail(cudaErrorInvalidValue);
   if (!registry().validStream(stream))
     return fail(cudaErrorInvalidResourceHandle);
-  bool real = stream != nullptr && stream != cudaStreamLegacy && stream != cudaStreamPerThread;
-  *status = !real || !stream->captured ? cudaStreamCaptureStatusNone
+  *status = !capturing(stream)           ? cudaStreamCaptureStatusNone
             : stream->captureInvalidated ? cudaStreamCaptureStatusInvalidated
                                          : cudaStreamCaptureStatusActive;
   return cudaSuccess;
