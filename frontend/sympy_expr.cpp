@@ -149,13 +149,14 @@ private:
     bool divides = function == "FloorDiv" || function == "Mod" || function == "PythonMod";
     if (divides && args[1].isConstant() && args[1].constantValue() == 0)
       return fail("division by zero");
+    // Sums and products combine all their arguments at once (pairwise is quadratic).
+    if (function == "Add")
+      return SymExpr::sum(args);
+    if (function == "Mul")
+      return SymExpr::product(args);
     SymExpr result = args[0];
     for (size_t i = 1; i < args.size(); ++i) {
-      if (function == "Add")
-        result = SymExpr::add(result, args[i]);
-      else if (function == "Mul")
-        result = SymExpr::mul(result, args[i]);
-      else if (function == "Max")
+      if (function == "Max")
         result = SymExpr::max(result, args[i]);
       else if (function == "Min")
         result = SymExpr::min(result, args[i]);

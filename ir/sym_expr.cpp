@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <vector>
 
 namespace thunderc::ir {
 
@@ -84,27 +85,31 @@ SymExpr SymExpr::symbol(std::string name) {
 
 namespace {
 
-// Flattens an associative, commutative operation, folds its constants and sorts the terms.
-SymExpr flattenAssociative(SymExpr::Kind kind, const SymExpr &lhs, const SymExpr &rhs,
-                           int64_t identity, SymExpr (*rebuild)(SymExpr::Kind,
-                                                                std::vector<SymExpr>)) {
+// Flattens an associative, commutative operation over `operands`, folds its constants and
+// sorts the terms.
+using Rebuild = SymExpr (*)(SymExpr::Kind, std::vector<SymExpr>);
+
+SymExpr flattenAssociative(SymExpr::Kind kind, const std::vector<const SymExpr *> &operands,
+                           int64_t identity, Rebuild rebuild) {
   std::vector<SymExpr> terms;
   int64_t folded = identity;
-  for (const SymExpr *side : {&lhs, &rhs}) {
-    std::vector<SymExpr> parts =
-        side->kind() == kind ? side->operands() : std::vector<SymExpr>{*side};
-    for (const SymExpr &part : parts) {
-      int64_t next = 0;
-      bool overflows =
-          part.isConstant() &&
-          (kind == SymExpr::Kind::Add
-               ? __builtin_add_overflow(folded, part.constantValue(), &next)
-               : __builtin_mul_overflow(folded, part.constantValue(), &next));
-      if (part.isConstant() && !overflows)
-        folded = next;
-      else
-        terms.push_back(part); // a constant that would overflow stays a term, unfolded
-    }
+  auto take = [&](const SymExpr &part) {
+    int64_t next = 0;
+    bool overflows =
+        part.isConstant() && (kind == SymExpr::Kind::Add
+                                  ? __builtin_add_overflow(folded, part.constantValue(), &next)
+                                  : __builtin_mul_overflow(folded, part.constantValue(), &next));
+    if (part.isConstant() && !overflows)
+      folded = next;
+    else
+      terms.push_back(part); // a constant that would overflow stays a term, unfolded
+  };
+  for (const SymExpr *side : operands) {
+    if (side->kind() == kind)
+      for (const SymExpr &part : side->operands())
+        take(part);
+    else
+      take(*side);
   }
   if (kind == SymExpr::Kind::Mul && folded == 0)
     return SymExpr::constant(0);
@@ -117,14 +122,30 @@ SymExpr flattenAssociative(SymExpr::Kind kind, const SymExpr &lhs, const SymExpr
   return rebuild(kind, std::move(terms));
 }
 
+SymExpr flattenAll(SymExpr::Kind kind, const std::vector<SymExpr> &operands, int64_t identity,
+                   Rebuild rebuild) {
+  std::vector<const SymExpr *> pointers;
+  for (const SymExpr &operand : operands)
+    pointers.push_back(&operand);
+  return flattenAssociative(kind, pointers, identity, rebuild);
+}
+
 } // namespace
 
 SymExpr SymExpr::add(SymExpr lhs, SymExpr rhs) {
-  return flattenAssociative(Kind::Add, lhs, rhs, 0, &SymExpr::make);
+  return flattenAssociative(Kind::Add, {&lhs, &rhs}, 0, &SymExpr::make);
 }
 
 SymExpr SymExpr::mul(SymExpr lhs, SymExpr rhs) {
-  return flattenAssociative(Kind::Mul, lhs, rhs, 1, &SymExpr::make);
+  return flattenAssociative(Kind::Mul, {&lhs, &rhs}, 1, &SymExpr::make);
+}
+
+SymExpr SymExpr::sum(const std::vector<SymExpr> &terms) {
+  return flattenAll(Kind::Add, terms, 0, &SymExpr::make);
+}
+
+SymExpr SymExpr::product(const std::vector<SymExpr> &factors) {
+  return flattenAll(Kind::Mul, factors, 1, &SymExpr::make);
 }
 
 SymExpr SymExpr::floorDiv(SymExpr lhs, SymExpr rhs) {
@@ -292,35 +313,46 @@ private:
     return true;
   }
 
+  // Terms and factors are collected and combined once (SymExpr::sum/product): combining them
+  // pairwise as they are read is quadratic in their count.
   Expected<SymExpr> parseExpr() {
-    TC_ASSIGN_OR_RETURN(SymExpr result, parseTerm());
+    TC_ASSIGN_OR_RETURN(SymExpr first, parseTerm());
+    std::vector<SymExpr> terms{first};
     while (true) {
       if (consume("+")) {
         TC_ASSIGN_OR_RETURN(SymExpr rhs, parseTerm());
-        result = SymExpr::add(result, rhs);
+        terms.push_back(rhs);
       } else if (consume("-")) {
         TC_ASSIGN_OR_RETURN(SymExpr rhs, parseTerm());
-        result = SymExpr::sub(result, rhs);
+        terms.push_back(SymExpr::mul(rhs, SymExpr::constant(-1)));
       } else {
-        return result;
+        return terms.size() == 1 ? terms[0] : SymExpr::sum(terms);
       }
     }
   }
 
   Expected<SymExpr> parseTerm() {
-    TC_ASSIGN_OR_RETURN(SymExpr result, parseAtom());
+    TC_ASSIGN_OR_RETURN(SymExpr first, parseAtom());
+    std::vector<SymExpr> factors{first}; // a run of '*' since the last '//' or '%'
+    auto collapse = [&factors] {
+      SymExpr product = factors.size() == 1 ? factors[0] : SymExpr::product(factors);
+      factors.clear();
+      return product;
+    };
     while (true) {
       if (consume("//")) {
         TC_ASSIGN_OR_RETURN(SymExpr rhs, parseAtom());
-        result = SymExpr::floorDiv(result, rhs);
+        SymExpr lhs = collapse();
+        factors.push_back(SymExpr::floorDiv(lhs, rhs));
       } else if (consume("*")) {
         TC_ASSIGN_OR_RETURN(SymExpr rhs, parseAtom());
-        result = SymExpr::mul(result, rhs);
+        factors.push_back(rhs);
       } else if (consume("%")) {
         TC_ASSIGN_OR_RETURN(SymExpr rhs, parseAtom());
-        result = SymExpr::mod(result, rhs);
+        SymExpr lhs = collapse();
+        factors.push_back(SymExpr::mod(lhs, rhs));
       } else {
-        return result;
+        return collapse();
       }
     }
   }

@@ -27,6 +27,11 @@ public:
   static SymExpr symbol(std::string name);
   static SymExpr add(SymExpr lhs, SymExpr rhs);
   static SymExpr mul(SymExpr lhs, SymExpr rhs);
+  /// The sum / product of any number of terms (the constant 0 / 1 for none), flattened and
+  /// sorted once: folding n terms pairwise with add/mul costs O(n^2), which a parser of
+  /// untrusted text must not (a 4 KB "s0+s0+...+s0" took milliseconds per parse).
+  static SymExpr sum(const std::vector<SymExpr> &terms);
+  static SymExpr product(const std::vector<SymExpr> &factors);
   /// Python floor division; folds when both sides are constant and the divisor is not zero.
   static SymExpr floorDiv(SymExpr lhs, SymExpr rhs);
   /// Python modulo (sign of the divisor).

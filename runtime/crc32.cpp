@@ -29,25 +29,27 @@ constexpr CrcTables makeTables() {
 constexpr CrcTables kTables = makeTables();
 static_assert(kTables[0][1] == 0x77073096u, "CRC-32 table does not match zlib's");
 
-uint32_t loadLittle32(const uint8_t *p) {
-  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
-
 } // namespace
 
 uint32_t crc32(const void *data, size_t size, uint32_t seed) {
+  // Plain pointers into the tables: an unoptimized or instrumented build would otherwise call
+  // std::array::operator[] eight times per eight bytes.
+  const uint32_t *t0 = kTables[0].data(), *t1 = kTables[1].data(), *t2 = kTables[2].data(),
+                 *t3 = kTables[3].data(), *t4 = kTables[4].data(), *t5 = kTables[5].data(),
+                 *t6 = kTables[6].data(), *t7 = kTables[7].data();
   uint32_t crc = ~seed;
   const uint8_t *p = static_cast<const uint8_t *>(data);
   size_t remaining = size;
   for (; remaining >= 8; remaining -= 8, p += 8) {
-    uint32_t low = crc ^ loadLittle32(p);
-    uint32_t high = loadLittle32(p + 4);
-    crc = kTables[7][low & 0xFF] ^ kTables[6][(low >> 8) & 0xFF] ^
-          kTables[5][(low >> 16) & 0xFF] ^ kTables[4][low >> 24] ^ kTables[3][high & 0xFF] ^
-          kTables[2][(high >> 8) & 0xFF] ^ kTables[1][(high >> 16) & 0xFF] ^ kTables[0][high >> 24];
+    uint32_t low = crc ^ (uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 |
+                          uint32_t(p[3]) << 24);
+    uint32_t high =
+        uint32_t(p[4]) | uint32_t(p[5]) << 8 | uint32_t(p[6]) << 16 | uint32_t(p[7]) << 24;
+    crc = t7[low & 0xFF] ^ t6[(low >> 8) & 0xFF] ^ t5[(low >> 16) & 0xFF] ^ t4[low >> 24] ^
+          t3[high & 0xFF] ^ t2[(high >> 8) & 0xFF] ^ t1[(high >> 16) & 0xFF] ^ t0[high >> 24];
   }
   for (; remaining > 0; --remaining, ++p)
-    crc = kTables[0][(crc ^ *p) & 0xFF] ^ (crc >> 8);
+    crc = t0[(crc ^ *p) & 0xFF] ^ (crc >> 8);
   return ~crc;
 }
 
