@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace thunderc::ir {
@@ -85,11 +86,11 @@ SymExpr SymExpr::symbol(std::string name) {
 
 namespace {
 
-// Flattens an associative, commutative operation over `operands`, folds its constants and
-// sorts the terms.
 using Rebuild = SymExpr (*)(SymExpr::Kind, std::vector<SymExpr>);
 
-SymExpr flattenAssociative(SymExpr::Kind kind, const std::vector<const SymExpr *> &operands,
+// Flattens an associative, commutative operation over `operands`, folds its constants and
+// sorts the terms.
+SymExpr flattenAssociative(SymExpr::Kind kind, const std::vector<SymExpr> &operands,
                            int64_t identity, Rebuild rebuild) {
   std::vector<SymExpr> terms;
   int64_t folded = identity;
@@ -104,12 +105,12 @@ SymExpr flattenAssociative(SymExpr::Kind kind, const std::vector<const SymExpr *
     else
       terms.push_back(part); // a constant that would overflow stays a term, unfolded
   };
-  for (const SymExpr *side : operands) {
-    if (side->kind() == kind)
-      for (const SymExpr &part : side->operands())
+  for (const SymExpr &operand : operands) {
+    if (operand.kind() == kind)
+      for (const SymExpr &part : operand.operands())
         take(part);
     else
-      take(*side);
+      take(operand);
   }
   if (kind == SymExpr::Kind::Mul && folded == 0)
     return SymExpr::constant(0);
@@ -122,30 +123,22 @@ SymExpr flattenAssociative(SymExpr::Kind kind, const std::vector<const SymExpr *
   return rebuild(kind, std::move(terms));
 }
 
-SymExpr flattenAll(SymExpr::Kind kind, const std::vector<SymExpr> &operands, int64_t identity,
-                   Rebuild rebuild) {
-  std::vector<const SymExpr *> pointers;
-  for (const SymExpr &operand : operands)
-    pointers.push_back(&operand);
-  return flattenAssociative(kind, pointers, identity, rebuild);
-}
-
 } // namespace
 
 SymExpr SymExpr::add(SymExpr lhs, SymExpr rhs) {
-  return flattenAssociative(Kind::Add, {&lhs, &rhs}, 0, &SymExpr::make);
+  return flattenAssociative(Kind::Add, {std::move(lhs), std::move(rhs)}, 0, &SymExpr::make);
 }
 
 SymExpr SymExpr::mul(SymExpr lhs, SymExpr rhs) {
-  return flattenAssociative(Kind::Mul, {&lhs, &rhs}, 1, &SymExpr::make);
+  return flattenAssociative(Kind::Mul, {std::move(lhs), std::move(rhs)}, 1, &SymExpr::make);
 }
 
 SymExpr SymExpr::sum(const std::vector<SymExpr> &terms) {
-  return flattenAll(Kind::Add, terms, 0, &SymExpr::make);
+  return flattenAssociative(Kind::Add, terms, 0, &SymExpr::make);
 }
 
 SymExpr SymExpr::product(const std::vector<SymExpr> &factors) {
-  return flattenAll(Kind::Mul, factors, 1, &SymExpr::make);
+  return flattenAssociative(Kind::Mul, factors, 1, &SymExpr::make);
 }
 
 SymExpr SymExpr::floorDiv(SymExpr lhs, SymExpr rhs) {
