@@ -88,10 +88,11 @@ namespace {
 
 using Rebuild = SymExpr (*)(SymExpr::Kind, std::vector<SymExpr>);
 
-// Flattens an associative, commutative operation over `operands`, folds its constants and
-// sorts the terms.
+// Flattens an associative, commutative operation (Add or Mul) over `operands`, folds its
+// constants and sorts the terms. `rebuild` is SymExpr::make, which is private.
 SymExpr flattenAssociative(SymExpr::Kind kind, const std::vector<SymExpr> &operands,
-                           int64_t identity, Rebuild rebuild) {
+                           Rebuild rebuild) {
+  const int64_t identity = kind == SymExpr::Kind::Add ? 0 : 1;
   std::vector<SymExpr> terms;
   int64_t folded = identity;
   auto take = [&](const SymExpr &part) {
@@ -126,19 +127,19 @@ SymExpr flattenAssociative(SymExpr::Kind kind, const std::vector<SymExpr> &opera
 } // namespace
 
 SymExpr SymExpr::add(SymExpr lhs, SymExpr rhs) {
-  return flattenAssociative(Kind::Add, {std::move(lhs), std::move(rhs)}, 0, &SymExpr::make);
+  return flattenAssociative(Kind::Add, {std::move(lhs), std::move(rhs)}, &SymExpr::make);
 }
 
 SymExpr SymExpr::mul(SymExpr lhs, SymExpr rhs) {
-  return flattenAssociative(Kind::Mul, {std::move(lhs), std::move(rhs)}, 1, &SymExpr::make);
+  return flattenAssociative(Kind::Mul, {std::move(lhs), std::move(rhs)}, &SymExpr::make);
 }
 
 SymExpr SymExpr::sum(const std::vector<SymExpr> &terms) {
-  return flattenAssociative(Kind::Add, terms, 0, &SymExpr::make);
+  return flattenAssociative(Kind::Add, terms, &SymExpr::make);
 }
 
 SymExpr SymExpr::product(const std::vector<SymExpr> &factors) {
-  return flattenAssociative(Kind::Mul, factors, 1, &SymExpr::make);
+  return flattenAssociative(Kind::Mul, factors, &SymExpr::make);
 }
 
 SymExpr SymExpr::floorDiv(SymExpr lhs, SymExpr rhs) {
