@@ -347,6 +347,13 @@ Expected<std::span<const uint8_t>> ZipArchive::read(const ZipEntry &entry, bool 
   return data;
 }
 
+std::span<const uint8_t> ZipArchive::readRaw(const ZipEntry &entry) const {
+  std::span<const uint8_t> file = fileBytes();
+  TC_CHECK(inRange(entry.offset, entry.compressedSize, file.size()),
+           "ZipArchive::readRaw given an entry of another archive");
+  return file.subspan(entry.offset, entry.compressedSize);
+}
+
 Expected<std::string> ZipArchive::readText(std::string_view name, bool verifyCrc) const {
   const ZipEntry *entry = find(name);
   if (entry == nullptr)

@@ -54,6 +54,10 @@ public:
   /// error. With `verifyCrc`, a CRC mismatch is an ErrorKind::InvalidInput error.
   Expected<std::span<const uint8_t>> read(const ZipEntry &entry, bool verifyCrc = false) const;
 
+  /// The bytes `entry` occupies in the file as they are stored (compressed or not), which
+  /// open() checked lie inside it; `entry` must come from this archive.
+  std::span<const uint8_t> readRaw(const ZipEntry &entry) const;
+
   /// The member `name` as a string; "missing archive member 'name'" if there is none.
   Expected<std::string> readText(std::string_view name, bool verifyCrc = false) const;
 

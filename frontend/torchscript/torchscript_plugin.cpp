@@ -3,7 +3,10 @@
 // which thunderc imports through its one ATen import table (docs/TORCHSCRIPT.md).
 //
 // Algorithm:
-//   1. torch::jit::load; eval; remember every parameter and buffer by its storage (for names);
+//   0. Refuse ops that act outside the model (sideEffectOf): in forward and in every class's
+//      __setstate__ (which the loader runs), before anything else runs. The process this runs
+//      in is confined (frontend/sandbox.h): whatever the loader itself runs cannot open files.
+//   1. torch::jit::load from memory; eval; remember every parameter and buffer by its storage (for names);
 //      freeze (parameters and attributes become constants); inline every method call; drop the
 //      unused `self` input; turn in-place and list mutation into functional ops.
 //   2. Example inputs (zeros): the caller's --input-shape specs, else the shapes and dtypes of
@@ -29,13 +32,21 @@
 #include <torch/csrc/jit/passes/loop_unrolling.h>
 #include <torch/csrc/jit/passes/lower_tuples.h>
 #include <torch/csrc/jit/passes/remove_mutation.h>
+#include <ATen/Parallel.h>
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/jit.h>
 #include <torch/csrc/jit/runtime/interpreter.h>
+#include <torch/csrc/jit/runtime/print_handler.h>
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/script.h>
 #include <torch/version.h>
 
+#include <sys/resource.h>
+
 #include <cmath>
+#include <istream>
 #include <map>
+#include <streambuf>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -87,7 +98,7 @@ std::string brief(const c10::Error &error) { return brief(error.what_without_bac
 
 // "File "/x/model.py", line 12, in forward\n    y = f(x)": the original Python line when the
 // file kept its debug information, else the line of the serialized TorchScript code.
-std::string stackTrace(const Node *node) {
+std::string stackTrace(const Node *node, const std::string &function = "forward") {
   torch::jit::SourceRange range = node->sourceRange();
   if (auto original = range.findSourceRangeThatGenerated())
     range = *original;
@@ -128,13 +139,14 @@ std::string stackTrace(const Node *node) {
       code.erase(0, code.find_first_not_of(' '));
     }
   }
-  return "File \"" + file + "\", line " + std::to_string(line) + ", in forward\n    " + code;
+  return "File \"" + file + "\", line " + std::to_string(line) + ", in " + function + "\n    " +
+         code;
 }
 
-std::string describe(const Node *node) {
+std::string describe(const Node *node, const std::string &function = "forward") {
   std::ostringstream out;
   out << node->kind().toQualString();
-  const std::string trace = stackTrace(node);
+  const std::string trace = stackTrace(node, function);
   if (!trace.empty()) {
     const size_t newline = trace.find('\n');
     out << " at " << trace.substr(0, newline);
@@ -200,6 +212,80 @@ bool holdsTensor(const c10::IValue &value) {
   return false;
 }
 
+// Why running `node` would act outside the model, or null when it would not. Refused: file
+// I/O, printing, the global random state, the network and distributed ops, Python calls, and
+// calls into C++ code thunderc cannot see (custom classes, namespaces of device, profiler and
+// debugging ops). aten::warn stays (warnings are silenced) and so does prim::RaiseException.
+const char *sideEffectOf(const Node *node) {
+  static const std::map<std::string, const char *, std::less<>> kRefused = {
+      {"aten::save", "it writes a file"},
+      {"aten::from_file", "it reads a file"},
+      {"aten::_print", "it prints"},
+      {"prim::Print", "it prints"},
+      {"aten::manual_seed", "it changes the global random state"},
+      {"aten::seed", "it changes the random state"},
+      {"prim::rpc_async", "it calls another process over the network"},
+      {"prim::rpc_sync", "it calls another process over the network"},
+      {"prim::rpc_remote", "it calls another process over the network"},
+      {"prim::PythonOp", "it calls Python"},
+      {"prim::IgnoredPythonOp", "it calls Python"},
+      {"prim::AddStatValue", "it changes global statistics"},
+      {"prim::TimePoint", "it reads the clock"},
+      {"prim::CallMethod", "it calls a method of a C++ class thunderc cannot see"},
+      {"prim::CallFunction", "it calls a function thunderc cannot see"},
+      {"aten::record_stream", "it changes device state"},
+      {"aten::_cufft_set_plan_cache_max_size", "it changes device state"},
+      {"aten::_cufft_clear_plan_cache", "it changes device state"},
+  };
+  static const std::set<std::string, std::less<>> kPureNamespaces = {
+      "aten", "prim", "prims", "quantized", "_quantized", "quantization", "mkldnn",
+      "mkldnn_prepacked", "onednn", "mkl", "sparse", "_native", "onnx"};
+  const std::string kind = node->kind().toQualString();
+  if (auto it = kRefused.find(kind); it != kRefused.end())
+    return it->second;
+  const std::string space = kind.substr(0, kind.find("::"));
+  if (!kPureNamespaces.count(space))
+    return "its namespace holds distributed, device, profiler or debugging ops, which act "
+           "outside the model";
+  return nullptr;
+}
+
+// The first node of `block` (nested blocks included) that acts outside the model.
+const Node *findSideEffect(const torch::jit::Block *block, const char **why) {
+  for (const Node *node : block->nodes()) {
+    if ((*why = sideEffectOf(node)) != nullptr)
+      return node;
+    for (const torch::jit::Block *inner : node->blocks())
+      if (const Node *found = findSideEffect(inner, why))
+        return found;
+  }
+  return nullptr;
+}
+
+// A read-only, seekable stream over the file's bytes (libtorch reads the zip through it).
+class MemoryBuffer : public std::streambuf {
+public:
+  MemoryBuffer(const uint8_t *data, size_t size) {
+    char *begin = reinterpret_cast<char *>(const_cast<uint8_t *>(data));
+    setg(begin, begin, begin + size);
+  }
+
+protected:
+  pos_type seekoff(off_type offset, std::ios_base::seekdir dir,
+                   std::ios_base::openmode) override {
+    char *base = dir == std::ios_base::beg   ? eback()
+                 : dir == std::ios_base::cur ? gptr()
+                                             : egptr();
+    if (offset < eback() - base || offset > egptr() - base)
+      return pos_type(off_type(-1));
+    setg(eback(), base + offset, egptr());
+    return pos_type(gptr() - eback());
+  }
+  pos_type seekpos(pos_type position, std::ios_base::openmode mode) override {
+    return seekoff(off_type(position), std::ios_base::beg, mode);
+  }
+};
+
 /// What a value is at emission time: a tensor by name, a constant, or a list/tuple of refs.
 struct Ref {
   enum class Kind { Tensor, Constant, List } kind = Kind::Constant;
@@ -210,7 +296,7 @@ struct Ref {
 
 class Converter {
 public:
-  explicit Converter(const std::string &path) : path_(path) {}
+  Converter(const uint8_t *data, size_t size) : data_(data), size_(size) {}
 
   void run(const std::string &inputSpecJson, TorchScriptResult &result) {
     load();
@@ -222,17 +308,35 @@ public:
 private:
   // ---- 1. load, name the weights, freeze ----
   void load() {
+    auto unit = std::make_shared<torch::jit::CompilationUnit>();
     try {
       // restore_shapes: also read the example inputs torch.jit.trace stored (traced_inputs.pkl).
-      auto unit = std::make_shared<torch::jit::CompilationUnit>();
+      MemoryBuffer buffer(data_, size_);
+      std::istream stream(&buffer);
       torch::jit::ExtraFilesMap extraFiles;
-      module_ = torch::jit::import_ir_module(unit, path_, c10::Device(c10::kCPU), extraFiles,
+      module_ = torch::jit::import_ir_module(unit, stream, c10::Device(c10::kCPU), extraFiles,
                                              /*load_debug_files=*/true, /*restore_shapes=*/true);
-    } catch (const c10::Error &error) {
-      fail(kInvalidInput, "not a TorchScript file torch.jit.load can read: " + brief(error));
-    } catch (const std::exception &error) { // torch::jit::ErrorReport: code that does not compile
+    } catch (const std::bad_alloc &) {
+      throw;
+    } catch (const std::exception &error) {
+      // A __setstate__ that acts outside the model fails inside the confined process; say
+      // which op it was rather than what the failure looked like.
+      refuseSideEffects(*unit);
+      const c10::Error *c10Error = dynamic_cast<const c10::Error *>(&error);
       fail(kInvalidInput, "not a TorchScript file torch.jit.load can read: " +
-                              brief(error.what()));
+                              (c10Error ? brief(*c10Error) : brief(error.what())));
+    }
+    refuseSideEffects(*unit);
+    {
+      auto forward = module_.find_method("forward");
+      if (forward) {
+        std::shared_ptr<Graph> graph = forward->graph()->copy();
+        torch::jit::Inline(*graph);
+        const char *why = nullptr;
+        if (const Node *node = findSideEffect(graph->block(), &why))
+          fail(kUnsupported, "forward uses " + describe(node) + ", which thunderc refuses: " +
+                                 why + " (compiling never runs ops that act outside the model)");
+      }
     }
     if (!module_.find_method("forward"))
       fail(kInvalidInput, "the TorchScript module has no forward method");
@@ -265,6 +369,22 @@ private:
     }
     torch::jit::RemoveListMutation(graph_);
     torch::jit::RemoveTensorMutation(graph_);
+  }
+
+  // The loader runs every class's __setstate__: refuse one that acts outside the model.
+  static void refuseSideEffects(torch::jit::CompilationUnit &unit) {
+    for (torch::jit::Function *function : unit.get_functions()) {
+      if (function->name() != "__setstate__" || !function->isGraphFunction())
+        continue;
+      std::shared_ptr<Graph> graph = torch::jit::toGraphFunction(*function).graph()->copy();
+      torch::jit::Inline(*graph);
+      const char *why = nullptr;
+      if (const Node *node = findSideEffect(graph->block(), &why))
+        fail(kUnsupported, function->qualname().qualifiedName() + " uses " +
+                               describe(node, function->name()) +
+                               ", which thunderc refuses: " + why +
+                               " (compiling never runs ops that act outside the model)");
+    }
   }
 
   void remember(const std::string &fqn, const at::Tensor &tensor, const char *kind) {
@@ -757,6 +877,7 @@ private:
     weight.shape = stored.sizes().vec();
     weight.strides = stored.strides().vec();
     weight.data = stored.data_ptr();
+    weight.bytes = stored.nbytes();
     result_->weights.push_back(std::move(weight));
     tensorValues_[placeholder] = tensorMeta(stored);
     const char *field = kind == "parameter" ? "parameter_name"
@@ -796,7 +917,8 @@ private:
     specs.push_back(json{{"user_output", {{"arg", {{"as_tensor", {{"name", name}}}}}}}});
   }
 
-  std::string path_;
+  const uint8_t *data_;
+  size_t size_;
   torch::jit::Module module_;
   std::shared_ptr<Graph> graph_;
   std::vector<c10::IValue> inputs_;
@@ -830,8 +952,34 @@ struct PluginResult : TorchScriptResult {
 } // namespace
 } // namespace thunderc::frontend
 
+namespace {
+void ignorePrint(const std::string &) {}
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) const char *thunderc_torchscript_prepare_v2() {
+  using namespace thunderc::frontend;
+  static std::string failure;
+  torch::jit::setPrintHandler(&ignorePrint);
+  try {
+    // Run once what libtorch initializes lazily, opening files as it does: CPU detection,
+    // the intra-op thread pool, the TorchScript compiler, its builtins and interpreter.
+    at::Tensor x = at::ones({8, 8});
+    at::Tensor y = at::matmul(x, x).relu().sum(0);
+    at::parallel_for(0, 64, 1, [](int64_t, int64_t) {});
+    auto unit = torch::jit::compile(
+        "def f(x: Tensor, n: int):\n"
+        "    y = torch.softmax(x, -1) + x.sum() * n\n"
+        "    return torch.cat([y, y * 2.0], 0).t().reshape(-1)[:n]\n");
+    unit->run_method("f", y.reshape({2, 4}), 3);
+  } catch (const std::exception &error) {
+    failure = brief(error.what());
+    return failure.c_str();
+  }
+  return nullptr;
+}
+
 extern "C" __attribute__((visibility("default"))) thunderc::frontend::TorchScriptResult *
-thunderc_torchscript_import_v1(const char *path, const char *inputSpecJson) {
+thunderc_torchscript_import_v2(const uint8_t *data, size_t size, const char *inputSpecJson) {
   using namespace thunderc::frontend;
   auto *result = new PluginResult();
   // libtorch's warnings (e.g. about shapes it cannot restore) are not thunderc's messages.
@@ -840,12 +988,18 @@ thunderc_torchscript_import_v1(const char *path, const char *inputSpecJson) {
   } quiet;
   c10::WarningUtils::WarningHandlerGuard guard(&quiet);
   try {
-    Converter converter(path);
+    Converter converter(data, size);
     converter.run(inputSpecJson ? inputSpecJson : "", *result);
     result->tensors = converter.takeTensors();
   } catch (const Failure &failure) {
     result->errorCode = failure.code;
     result->error = failure.message;
+  } catch (const std::bad_alloc &) {
+    struct rlimit limit{};
+    getrlimit(RLIMIT_AS, &limit);
+    result->errorCode = kInvalidInput;
+    result->error = "libtorch ran out of the memory thunderc gives the TorchScript importer (" +
+                    std::to_string(limit.rlim_cur >> 20) + " MiB, from the file's size)";
   } catch (const c10::Error &error) {
     result->errorCode = kInvalidInput;
     result->error = brief(error);

@@ -1,10 +1,10 @@
 """Writes the fuzz targets' seeds (tests/fuzz/seeds/<target>/, replaced as a whole), their
-dictionaries (tests/fuzz/dict/) and the template archive of fuzz_pt2_json
-(tests/fuzz/data/template.pt2). Run it again after a change to the archive format or the text
+dictionaries (tests/fuzz/dict/) and the template archives of fuzz_pt2_json
+(tests/fuzz/data/template.pt2) and fuzz_pt (tests/fuzz/data/template.pt, a TorchScript file). Run it again after a change to the archive format or the text
 IR. What campaigns find goes to tests/fuzz/corpus/<target>/ (scripts/fuzz.sh --merge), which
 this script leaves alone.
 
-    python3 tests/fuzz/make_seeds.py [--thunderc build/cli/thunderc]
+    python3 tests/fuzz/make_seeds.py [--thunderc build/cli/thunderc] [--only pt]
 
 Files are named by the SHA-1 of their bytes, as libFuzzer names them. Needs torch, numpy and a
 built thunderc (for a weights.bin).
@@ -75,6 +75,56 @@ def export_conv(path: Path) -> None:
     torch.manual_seed(0)
     program = torch.export.export(Conv().eval(), (torch.randn(1, 3, 8, 8),))
     torch.export.save(program, path)
+
+
+class Scripted(torch.nn.Module):
+    """TorchScript with what the code scan reads: a loop, a branch, nested calls, strings,
+    comments-free serialized code, a list constant and a submodule."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.register_buffer("scale", torch.full((4,), 0.5))
+        self.steps = 2
+
+    def forward(self, x):
+        for _ in range(self.steps):
+            if x.dim() > 1:
+                x = torch.relu(self.fc(x)) * self.scale
+            else:
+                x = -x
+        return x.sum(-1, keepdim=True) + torch.tensor([1.0, -2.0])[0]
+
+
+def save_torchscript(traced_path: Path, scripted_path: Path) -> None:
+    torch.manual_seed(0)
+    torch.jit.trace(Conv().eval(), torch.randn(1, 3, 8, 8)).save(str(traced_path))
+    torch.jit.script(Scripted().eval()).save(str(scripted_path))
+
+
+def pt_seeds(traced: Path, scripted: Path) -> list[bytes]:
+    """Whole archives (first byte 255) and each checked member of the template (first byte:
+    its index among the template's pickle and code members, in archive order)."""
+    seeds = [b"\xff" + traced.read_bytes(), b"\xff" + scripted.read_bytes()]
+    with zipfile.ZipFile(traced) as archive:
+        checked = [name for name in archive.namelist()
+                   if name.endswith((".pkl", ".debug_pkl", ".py"))]
+        for index, name in enumerate(checked):
+            seeds.append(bytes([index]) + archive.read(name))
+    return seeds
+
+
+def write_pt(data: Path, seeds: Path) -> None:
+    shutil.rmtree(seeds / "pt", ignore_errors=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        scripted = Path(tmp) / "scripted.pt"
+        save_torchscript(data / "template.pt", scripted)
+        for seed in pt_seeds(data / "template.pt", scripted):
+            write(seeds / "pt", seed)
+    words = ["storage", "FloatStorage", "LongStorage", "cpu", "torch._utils",
+             "_rebuild_tensor_v2", "collections", "OrderedDict", "__torch__", "torch.jit._pickle",
+             "restore_type_tag", "build_intlist", "not ", "**", " if ", "((((", "[[[[", "    "]
+    (HERE / "dict" / "pt.dict").write_text("".join(f'"{w}"\n' for w in words))
 
 
 def write(folder: Path, data: bytes) -> None:
@@ -174,8 +224,12 @@ def write_dicts(folder: Path, program_json: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--thunderc", default=str(ROOT / "build" / "cli" / "thunderc"))
+    parser.add_argument("--only", choices=["pt"], help="rewrite this target's seeds only")
     opts = parser.parse_args()
     seeds = HERE / "seeds"
+    if opts.only == "pt":
+        write_pt(HERE / "data", seeds)
+        return
     shutil.rmtree(seeds, ignore_errors=True)
     data = HERE / "data"
     data.mkdir(exist_ok=True)
@@ -210,6 +264,7 @@ def main() -> None:
             out = Path(tmp) / f"bundle_{model.stem}"
             subprocess.run([opts.thunderc, str(model), "-o", str(out), "-q"], check=True)
             write(seeds / "weights", (out / "weights.bin").read_bytes())
+    write_pt(data, seeds)
     for folder in sorted(seeds.iterdir()):
         print(f"{folder.name}: {len(list(folder.iterdir()))} seeds")
 
