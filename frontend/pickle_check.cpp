@@ -58,6 +58,9 @@ public:
       return bad(1, "is pickle protocol " + std::to_string(bytes_[1]) +
                         "; libtorch reads protocol 2 only");
     pos_ = 2;
+    // Every opcode makes at most one value; reserve for small pickles (most of them) at once.
+    values_.reserve(std::min<size_t>(bytes_.size(), 4096));
+    stack_.reserve(64);
     while (true) {
       if (pos_ >= bytes_.size())
         return bad(pos_, "ends without a STOP opcode");
