@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -219,12 +220,17 @@ std::optional<ChildResult> readFrame(std::vector<uint8_t> frame) {
     Expected<ir::DType> type = schemaDType(Json(dtype));
     if (!type.ok() || !in.value(bytes) || !in.block(bytes, weight.offset))
       return std::nullopt;
-    // The bytes must be exactly the contiguous tensor's.
-    __int128 expected = ir::dtypeSize(*type);
-    for (int64_t size : weight.shape) {
-      expected *= size;
+    // The bytes must be exactly the contiguous tensor's, with its strides: views into the
+    // frame are read by stride.
+    // An empty tensor has no bytes, and its strides are never used.
+    const bool empty = std::find(weight.shape.begin(), weight.shape.end(), 0) != weight.shape.end();
+    __int128 expected = empty ? 0 : ir::dtypeSize(*type);
+    for (size_t d = weight.shape.size(); d-- > 0 && !empty;) {
+      if (weight.shape[d] != 1 && weight.strides[d] != expected / ir::dtypeSize(*type))
+        return std::nullopt;
+      expected *= weight.shape[d];
       if (expected > static_cast<__int128>(bytes))
-        break;
+        return std::nullopt;
     }
     if (expected != static_cast<__int128>(bytes))
       return std::nullopt;
@@ -274,7 +280,8 @@ SandboxLimits importLimits(uint64_t fileBytes) {
                                             static_cast<uint64_t>(pageSize) +
                                             (uint64_t(4) << 30));
   limits.addressSpaceBytes = memory;
-  limits.maxResultBytes = memory;
+  // The weights come back once: the file's, plus constants freezing computed.
+  limits.maxResultBytes = std::min<uint64_t>(memory, 2 * fileBytes + (uint64_t(2) << 30));
   return limits;
 }
 
