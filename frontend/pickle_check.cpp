@@ -59,7 +59,8 @@ public:
                         "; libtorch reads protocol 2 only");
     pos_ = 2;
     // Every opcode makes at most one value; reserve for small pickles (most of them) at once.
-    values_.reserve(std::min<size_t>(bytes_.size(), 4096));
+    values_.reserve(std::min<size_t>(bytes_.size() / 2 + 16, 4096));
+    memo_.reserve(std::min<size_t>(bytes_.size() / 4 + 16, 4096));
     stack_.reserve(64);
     while (true) {
       if (pos_ >= bytes_.size())
@@ -155,20 +156,23 @@ private:
     return bad(at, "a GLOBAL name has no end of line within 4096 bytes");
   }
 
+  // libtorch grows its memo table to the index it is given: an index far beyond the values
+  // made so far is refused (the pickler numbers them from 0 as it stores them).
   Status memoPut(uint64_t id, size_t at) {
     if (stack_.empty())
       return bad(at, "memoizes from an empty stack");
-    if (id > values_.size() + memo_.size() + 16)
+    if (id > values_.size() + 16)
       return bad(at, "memo index " + std::to_string(id) + " is far beyond what was stored");
+    if (id >= memo_.size())
+      memo_.resize(id + 1, kUnset);
     memo_[id] = stack_.back();
     return Status::success();
   }
 
   Status memoGet(uint64_t id, size_t at) {
-    auto it = memo_.find(id);
-    if (it == memo_.end())
+    if (id >= memo_.size() || memo_[id] == kUnset)
       return bad(at, "reads memo entry " + std::to_string(id) + ", which was never stored");
-    stack_.push_back(it->second);
+    stack_.push_back(memo_[id]);
     return Status::success();
   }
 
@@ -473,7 +477,8 @@ private:
   std::vector<Value> values_;
   std::vector<uint32_t> stack_;
   std::vector<size_t> marks_;
-  std::map<uint64_t, uint32_t> memo_;
+  static constexpr uint32_t kUnset = UINT32_MAX;
+  std::vector<uint32_t> memo_; ///< value index per memo id, kUnset where none was stored
   PickleSummary summary_;
 };
 
