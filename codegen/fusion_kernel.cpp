@@ -16,6 +16,7 @@
 #include <set>
 
 #include "codegen/emit_state.h"
+#include "ir/shape_inference.h"
 
 namespace thunderc::codegen {
 namespace {
@@ -190,12 +191,8 @@ Expected<ReductionKernel> describeReduction(const ir::Node &fusion) {
   kernel.kind = kSupported.at(reduction->op());
 
   const ir::Value *reduced = reduction->operand(0);
-  kernel.dims = ir::attr::dims(*reduction);
-  if (kernel.dims.empty()) {
-    kernel.dims.resize(kernel.domain().size());
-    std::iota(kernel.dims.begin(), kernel.dims.end(), 0);
-  }
-  std::sort(kernel.dims.begin(), kernel.dims.end());
+  // A 0-d domain has no dim to fold (its dim 0 / -1 is its one element).
+  kernel.dims = ir::reducedDims(ir::attr::dims(*reduction), reduced->type().rank());
   kernel.keepdim = ir::attr::keepdim(*reduction);
 
   // Split the body: the prologue feeds the reduction, the epilogue reads its result.
