@@ -21,9 +21,10 @@ namespace {
 using namespace thunderc;
 using namespace thunderc::cli;
 
-/// `text` safe for a terminal and for tools that read stderr as UTF-8: valid UTF-8 and '\n'
-/// pass; control characters and bytes of invalid sequences (an input's names and JSON text
-/// reach messages) are written as \xNN.
+/// `text` safe for a terminal and for tools that read stderr as UTF-8, on one line: valid
+/// UTF-8 and tabs pass; control characters, newlines included, and bytes of invalid sequences
+/// (an input's member names and JSON text reach messages) are written as \xNN, so that every
+/// error is exactly one `error:` line.
 std::string terminalSafe(const std::string &text) {
   std::string out;
   auto escape = [&out](unsigned char c) {
@@ -38,7 +39,7 @@ std::string terminalSafe(const std::string &text) {
     bool valid = length > 0 && i + length <= text.size();
     for (size_t k = 1; valid && k < length; ++k)
       valid = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
-    if (!valid || (length == 1 && ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f))) {
+    if (!valid || (length == 1 && ((c < 0x20 && c != '\t') || c == 0x7f))) {
       escape(c);
       ++i;
       continue;
@@ -300,7 +301,8 @@ int main(int argc, char **argv) {
   try {
     return run(argc, argv);
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "internal compiler error: uncaught exception: %s\n", e.what());
+    std::fprintf(stderr, "internal compiler error: uncaught exception: %s\n",
+                 terminalSafe(e.what()).c_str());
     return kExitInternal;
   }
 }

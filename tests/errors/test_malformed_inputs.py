@@ -427,6 +427,19 @@ def test_bad_text_ir(tmp_path):
     expect(run(str(path)), EXIT_INVALID, r"bad\.tir:2:\d+: unknown op 'bogus'")
 
 
+def test_newline_in_a_member_name_stays_on_one_line(tmp_path):
+    """Member names reach messages; a raw newline in one must not split the error line."""
+    entries = members(BASE)
+    config = weights_config(entries)
+    document = json.loads(entries[config])
+    name = next(iter(document["config"]))
+    document["config"][name]["path_name"] = "weight\n9"
+    entries[config] = json.dumps(document).encode()
+    path = tmp_path / "newline.pt2"
+    write_archive(path, entries)
+    expect(run(str(path)), EXIT_INVALID, r"missing archive member '.*weight\\x0a9'")
+
+
 def test_unknown_emit_value():
     expect(run(BASE, "--emit=bogus"), EXIT_USAGE, r"unknown --emit value 'bogus'")
 
