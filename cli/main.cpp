@@ -120,7 +120,8 @@ int run(int argc, char **argv) {
                "bundle context's)", cxxopts::value<uint64_t>())
       ("run-index", "with --interpret: which run of a bundle context since its seed was set "
                     "(0 = the first) the random ops draw like", cxxopts::value<uint64_t>())
-      ("inputs", "input .npy files, in graph input order (comma-separated)",
+      ("inputs", "input .npy files, in graph input order (comma-separated; leave out, or give "
+                 "\"\", for a program without inputs)",
        cxxopts::value<std::vector<std::string>>())
       ("outputs", "output .npy files, in graph output order (comma-separated)",
        cxxopts::value<std::vector<std::string>>())
@@ -245,14 +246,20 @@ int run(int argc, char **argv) {
       return kExitOk;
   }
   if (args.count("interpret")) {
-    if (!args.count("inputs") || !args.count("outputs"))
-      return usage("--interpret needs --inputs and --outputs");
+    if (!args.count("outputs"))
+      return usage("--interpret needs --outputs (and --inputs unless the program has none)");
+    // No --inputs, or `--inputs ""`, is a program without inputs.
+    std::vector<std::string> inputFiles;
+    if (args.count("inputs"))
+      inputFiles = args["inputs"].as<std::vector<std::string>>();
+    if (inputFiles.size() == 1 && inputFiles.front().empty())
+      inputFiles.clear();
     ir::RandomState random;
     if (args.count("seed"))
       random.seed = args["seed"].as<uint64_t>();
     if (args.count("run-index"))
       random.run = args["run-index"].as<uint64_t>();
-    Status status = interpretToFiles(*program, args["inputs"].as<std::vector<std::string>>(),
+    Status status = interpretToFiles(*program, inputFiles,
                                      args["outputs"].as<std::vector<std::string>>(), random);
     if (!status.ok())
       return fail(status.error().withContext(input));

@@ -440,6 +440,25 @@ def test_newline_in_a_member_name_stays_on_one_line(tmp_path):
     expect(run(str(path)), EXIT_INVALID, r"missing archive member '.*weight\\x0a9'")
 
 
+def test_interpret_a_program_without_inputs(tmp_path):
+    import numpy as np
+    path = tmp_path / "constant.tir"
+    path.write_text("graph @g() -> (f32[2,3]) {\n"
+                    "  %c = full() {value=1.5} : f32[2,3]\n"
+                    "  %y = mul(%c, %c) : f32[2,3]\n"
+                    "  return %y\n}\n")
+    for inputs in ([], ["--inputs", ""]):
+        out = tmp_path / "y.npy"
+        out.unlink(missing_ok=True)
+        result = run(str(path), "--interpret", *inputs, "--outputs", str(out))
+        assert result.returncode == 0, result.stderr
+        assert np.array_equal(np.load(out), np.full((2, 3), 2.25, dtype=np.float32))
+    # A program with inputs still needs them, and --outputs is always needed.
+    expect(run(BASE, "--interpret", "--outputs", str(tmp_path / "o.npy")), EXIT_INVALID,
+           r"the model takes 1 input\(s\), 0 given")
+    expect(run(str(path), "--interpret"), EXIT_USAGE, r"--interpret needs --outputs")
+
+
 def test_unknown_emit_value():
     expect(run(BASE, "--emit=bogus"), EXIT_USAGE, r"unknown --emit value 'bogus'")
 
