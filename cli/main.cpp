@@ -203,6 +203,8 @@ int run(int argc, char **argv) {
       outputOk = codegen::checkBundleName(args["name"].as<std::string>());
     if (!outputOk.ok())
       return usage(outputOk.error().message());
+    // A killed run's temporary folder goes now, whether or not this run succeeds.
+    codegen::removeStaleTemporaries(args["output"].as<std::string>());
   }
   Expected<std::vector<frontend::InputShapeSpec>> shapes =
       frontend::parseInputShapes(args["input-shape"].as<std::string>());

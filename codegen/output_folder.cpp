@@ -75,7 +75,7 @@ bool isStaleTemporary(const std::string &name, const std::string &stem, std::str
 
 // Removes `OUT.thunderc-tmp.<pid>` / `OUT.thunderc-old.<pid>` folders of killed runs. Only
 // folders that are empty or carry the marker are touched, so nothing else can be deleted.
-void removeStaleTemporaries(const fs::path &target) {
+void removeStaleTemporaryFolders(const fs::path &target) {
   std::error_code error;
   std::string stem = target.filename().string();
   for (fs::directory_iterator it(target.parent_path(), error), end; !error && it != end;
@@ -91,14 +91,37 @@ void removeStaleTemporaries(const fs::path &target) {
   }
 }
 
-Status writeFile(const fs::path &path, std::string_view contents) {
+// An I/O error naming `path`, `what` failed and why (errno's text).
+Error ioFailure(const fs::path &path, const std::string &what, int code) {
+  return ioError(path.string() + ": " + what + ": " + std::strerror(code));
+}
+
+Status createFolders(const fs::path &folder) {
   std::error_code error;
-  fs::create_directories(path.parent_path(), error);
-  std::ofstream stream(path, std::ios::binary);
-  if (stream)
-    stream.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-  if (!stream)
-    return ioError(path.string() + ": cannot write file");
+  fs::create_directories(folder, error);
+  if (error)
+    return ioFailure(folder, "cannot create folder", error.value());
+  return Status::success();
+}
+
+Status writeFile(const fs::path &path, std::string_view contents) {
+  TC_TRY(createFolders(path.parent_path()));
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return ioFailure(path, "cannot write file", errno);
+  for (size_t done = 0; done < contents.size();) {
+    ssize_t written = ::write(fd, contents.data() + done, contents.size() - done);
+    if (written < 0 && errno == EINTR)
+      continue;
+    if (written <= 0) {
+      int code = written < 0 ? errno : EIO;
+      ::close(fd);
+      return ioFailure(path, "cannot write file", code);
+    }
+    done += static_cast<size_t>(written);
+  }
+  if (::close(fd) != 0)
+    return ioFailure(path, "cannot write file", errno);
   return Status::success();
 }
 
@@ -167,6 +190,14 @@ Status checkOutputFolder(const std::string &outDir, const std::string &inputPath
                     "remove it first or give a new folder");
 }
 
+void removeStaleTemporaries(const std::string &outDir) {
+  if (outDir.empty())
+    return;
+  fs::path target = resolved(outDir);
+  if (target.has_parent_path() && target != target.root_path())
+    removeStaleTemporaryFolders(target);
+}
+
 Status replaceFolder(const std::map<std::string, std::string> &files, const std::string &outDir,
                      const std::map<std::string, FileWriter> &streamed) {
   if (outDir.empty())
@@ -183,7 +214,7 @@ Status replaceFolder(const std::map<std::string, std::string> &files, const std:
   if (hadTarget && (fs::is_symlink(status) || !fs::is_directory(status) ||
                     (!hasMarker(target) && !isEmptyFolder(target))))
     return usageError("-o '" + outDir + "' is not a thunderc bundle folder; not replaced");
-  removeStaleTemporaries(target);
+  removeStaleTemporaryFolders(target);
 
   fs::path staging = target.string() + std::string(kStagingTag) + std::to_string(::getpid());
   fs::remove_all(staging, error);
@@ -194,8 +225,9 @@ Status replaceFolder(const std::map<std::string, std::string> &files, const std:
     written = writeFile(staging / it->first, it->second);
   for (auto it = streamed.begin(); written.ok() && it != streamed.end(); ++it) {
     fs::path path = staging / it->first;
-    fs::create_directories(path.parent_path(), error);
-    written = it->second(path.string());
+    written = createFolders(path.parent_path());
+    if (written.ok())
+      written = it->second(path.string());
   }
   if (!written.ok()) {
     fs::remove_all(staging, error);
@@ -206,7 +238,7 @@ Status replaceFolder(const std::map<std::string, std::string> &files, const std:
     if (error) {
       std::error_code ignored;
       fs::remove_all(staging, ignored);
-      return ioError(target.string() + ": cannot create the output folder: " + error.message());
+      return ioFailure(target, "cannot create the output folder", error.value());
     }
     return Status::success();
   }

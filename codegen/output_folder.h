@@ -21,11 +21,18 @@ inline constexpr const char *kBundleMarker = ".thunderc-bundle";
 /// symbolic link, or anything that is not a folder. The message says which rule refused it.
 Status checkOutputFolder(const std::string &outDir, const std::string &inputPath);
 
+/// Removes the temporary siblings `OUT.thunderc-tmp.<pid>` / `OUT.thunderc-old.<pid>` of
+/// `outDir` that runs killed mid-write left (their process is gone; the folder is empty or
+/// carries the marker), so that a killed run's files never outlive the next run, whatever
+/// becomes of it. Never fails: what cannot be removed stays.
+void removeStaleTemporaries(const std::string &outDir);
+
 /// Writes `files` (relative path -> bytes; the marker is added) into the temporary sibling
 /// `OUT.thunderc-tmp.<pid>` and swaps it in for `outDir`: one atomic exchange of the two
 /// folders on Linux (renameat2 RENAME_EXCHANGE), a rename when `outDir` is absent, two renames
 /// on file systems without the exchange. Temporary folders left by killed runs (their process
-/// is gone) are removed first. On any error `outDir` is left as it was.
+/// is gone) are removed first. On any error `outDir` is left as it was; an I/O error names the
+/// path and the system's reason.
 /// `streamed` files (relative path -> writer) are written by their writer, given the file's
 /// path in the staging folder, so that large ones (weights.bin) never exist whole in memory.
 using FileWriter = std::function<Status(const std::string &path)>;

@@ -3,6 +3,7 @@ build, and JSON that is deeply nested, missing keys or carries impossible stride
 invalid-input error rather than a crash."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -10,7 +11,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_malformed_inputs import (  # noqa: E402
-    BASE, EXIT_INVALID, EXIT_USAGE, THUNDERC, expect, first_node, members, model_member,
+    BASE, EXIT_INVALID, EXIT_IO, EXIT_USAGE, THUNDERC, expect, first_node, members, model_member,
     mutate_json, run, write_archive)
 
 MARKER = ".thunderc-bundle"
@@ -102,6 +103,59 @@ def test_stale_temporaries_of_killed_runs_are_removed(workdir):
     assert not staging.exists()
     assert (foreign / "user.txt").exists()  # no marker: never touched
     assert live.exists()  # its process is alive
+
+
+@pytest.mark.parametrize("model", ["missing.pt2", "junk.pt2"])
+def test_stale_temporaries_are_removed_by_a_failing_run_too(workdir, model):
+    """Removed at the start of every -o run, not only after a successful one."""
+    (workdir / "junk.pt2").write_text("not an archive\n")
+    dead = 4194305  # above the default pid_max: no process has it
+    staging = workdir / f"out.thunderc-tmp.{dead}"
+    staging.mkdir()
+    (staging / MARKER).write_text("")
+    (staging / "weights.bin").write_bytes(b"\0" * 4096)
+    live = workdir / f"out.thunderc-tmp.{os.getpid()}"
+    live.mkdir()
+    (live / MARKER).write_text("")
+    result = run_in(workdir, model, "-o", "out")
+    assert result.returncode != 0
+    assert not staging.exists()
+    assert live.exists()  # its process is alive
+    assert not (workdir / "out").exists()
+
+
+def test_unwritable_output_location_says_why(tmp_path):
+    """A folder the user cannot write, or a read-only file system: exit 3, one line naming the
+    path and the system's reason, nothing left behind."""
+    import shutil
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    out = str(locked / "out")
+    command = [os.path.abspath(THUNDERC), BASE, "-o", out]
+    if os.geteuid() != 0:
+        locked.chmod(0o555)
+        reason = "Permission denied"
+    else:
+        # Root writes through permissions: mount a read-only file system there instead, in a
+        # mount namespace of its own (nothing outside sees it).
+        unshare = shutil.which("unshare")
+        if unshare is None:
+            pytest.skip("root without unshare(1): cannot make a read-only folder")
+        command = [unshare, "-m", "sh", "-c",
+                   'mount -t tmpfs -o ro tmpfs "$0" || exit 99; exec "$@"', str(locked),
+                   *command]
+        reason = "Read-only file system"
+    try:
+        result = subprocess.run(command, capture_output=True, text=True)
+    finally:
+        locked.chmod(0o755)
+    if result.returncode == 99:
+        pytest.skip(f"cannot mount a read-only file system here: {result.stderr.strip()}")
+    expect(result, EXIT_IO, re.escape(out) +
+           r"\.thunderc-tmp\.\d+: cannot create folder: " + reason)
+    assert os.listdir(locked) == []
+
+
 
 
 @pytest.mark.parametrize("name", ["class", "int", "_Model", "my__model", "NULL", "EOF", "test",
