@@ -75,13 +75,72 @@ def test_output_replaces_own_bundle_and_empty_folder(workdir):
     assert run_in(workdir, "model.pt2", "-o", "empty").returncode == 0
     assert (workdir / "empty" / MARKER).is_file()
     first = snapshot(workdir / "empty")
-    (workdir / "empty" / "stale.txt").write_text("from the old bundle\n")
+    # Recompiling over an unchanged bundle replaces it whole.
     result = run_in(workdir, "model.pt2", "-o", "empty")
     assert result.returncode == 0, result.stderr
-    assert snapshot(workdir / "empty") == first  # replaced whole: stale.txt is gone
+    assert snapshot(workdir / "empty") == first
     # Nothing else appeared beside it (no temporary or previous folders).
     assert sorted(p.name for p in workdir.iterdir()) == ["data", "empty", "model.pt2",
                                                           "notes.txt"]
+
+
+def test_marker_lists_every_file_of_the_bundle(workdir):
+    assert run_in(workdir, "model.pt2", "-o", "out").returncode == 0
+    text = (workdir / "out" / MARKER).read_text()
+    listed = text.split("files:\n", 1)[1].splitlines()
+    written = sorted(str(p.relative_to(workdir / "out")) for p in (workdir / "out").rglob("*")
+                     if p.is_file() and p.name != MARKER)
+    assert listed == written
+
+
+@pytest.mark.parametrize("extra, named", [
+    (["notes.txt"], r"'notes\.txt'"),
+    (["runtime/mine.h"], r"'runtime/mine\.h'"),
+    (["results/y.npy"], r"'results'"),  # a folder of the user's is named, not its files
+    ([f"extra{i}.txt" for i in range(7)], r"'extra0\.txt', .* and 2 more"),
+])
+def test_bundle_holding_user_files_is_refused(workdir, extra, named):
+    out = workdir / "out"
+    assert run_in(workdir, "model.pt2", "-o", "out").returncode == 0
+    for name in extra:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text("mine\n")
+    before = snapshot(out)
+    expect(run_in(workdir, "model.pt2", "-o", "out"), EXIT_USAGE,
+           r"-o 'out' is a thunderc bundle that also holds " + named +
+           r", which thunderc did not write")
+    assert snapshot(out) == before
+
+
+def test_marker_without_a_file_list_is_refused(workdir):
+    out = workdir / "out"
+    assert run_in(workdir, "model.pt2", "-o", "out").returncode == 0
+    (out / MARKER).write_text("written by an older thunderc\n")
+    before = snapshot(out)
+    expect(run_in(workdir, "model.pt2", "-o", "out"), EXIT_USAGE,
+           r"marker without a list of the files thunderc wrote")
+    assert snapshot(out) == before
+
+
+def test_build_folder_the_readme_creates_is_kept(workdir):
+    """README: `cmake -S out -B out/build`; a recompile keeps out/build (moved into the new
+    bundle), whatever it holds, and replaces the rest."""
+    out = workdir / "out"
+    assert run_in(workdir, "model.pt2", "-o", "out").returncode == 0
+    (out / "build" / "CMakeFiles").mkdir(parents=True)
+    (out / "build" / "CMakeCache.txt").write_text("cache\n")
+    (out / "build" / "y.npy").write_text("an output the user wrote here\n")
+    (out / "model.cpp").write_text("edited\n")  # a file thunderc wrote: replaced
+    result = run_in(workdir, "model.pt2", "-o", "out")
+    assert result.returncode == 0, result.stderr
+    assert (out / "build" / "CMakeCache.txt").read_text() == "cache\n"
+    assert (out / "build" / "y.npy").is_file() and (out / "build" / "CMakeFiles").is_dir()
+    assert (out / "model.cpp").read_text() != "edited\n"
+    assert sorted(p.name for p in workdir.iterdir()) == ["data", "model.pt2", "notes.txt",
+                                                          "out"]
+    # Only a folder at the top named build is the build folder.
+    (out / "runtime" / "build").mkdir()
+    expect(run_in(workdir, "model.pt2", "-o", "out"), EXIT_USAGE, r"'runtime/build'")
 
 
 def test_stale_temporaries_of_killed_runs_are_removed(workdir):
@@ -154,8 +213,6 @@ def test_unwritable_output_location_says_why(tmp_path):
     expect(result, EXIT_IO, re.escape(out) +
            r"\.thunderc-tmp\.\d+: cannot create folder: " + reason)
     assert os.listdir(locked) == []
-
-
 
 
 @pytest.mark.parametrize("name", ["class", "int", "_Model", "my__model", "NULL", "EOF", "test",
