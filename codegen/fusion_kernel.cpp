@@ -153,14 +153,20 @@ std::string kernelLabel(const ir::Node &node) {
 LoopKernel describeElementwise(const ir::Node &node) {
   LoopKernel kernel;
   kernel.label = kernelLabel(node);
-  kernel.outerInputs = operandsOf(node);
   kernel.outerResults = resultsOf(node);
   if (node.op() != OpKind::Fusion) {
+    // One parameter per distinct operand: mul(%x, %x) reads x once (a second, unused
+    // parameter would warn, and fail a -Werror build of the bundle).
+    for (const ir::Value *operand : operandsOf(node))
+      if (std::find(kernel.outerInputs.begin(), kernel.outerInputs.end(), operand) ==
+          kernel.outerInputs.end())
+        kernel.outerInputs.push_back(operand);
     kernel.innerInputs = kernel.outerInputs;
     kernel.nodes = {&node};
     kernel.innerOutputs = kernel.outerResults;
     return kernel;
   }
+  kernel.outerInputs = operandsOf(node);
   kernel.innerInputs = inputsOf(*node.body());
   for (const auto &bodyNode : node.body()->nodes())
     kernel.nodes.push_back(bodyNode.get());
