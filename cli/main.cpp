@@ -70,7 +70,9 @@ int run(int argc, char **argv) {
       ("input", "a .pt2 archive from torch.export.save (torch 2.9-2.14), a TorchScript file "
                 "from torch.jit.save (.pt; needs the TorchScript importer), or text IR (.tir)",
        cxxopts::value<std::string>())
-      ("o,output", "write the bundle (a CMake project) to this folder; replaced atomically",
+      ("o,output", "write the bundle (a CMake project) to this folder, replaced atomically: "
+                   "absent, empty, or an earlier bundle holding only its own files and build/ "
+                   "(kept)",
        cxxopts::value<std::string>())
       ("name", "C identifier of the bundle's library, header and runner (default: the input "
                "file's stem)", cxxopts::value<std::string>()->default_value(""))

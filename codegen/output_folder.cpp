@@ -353,7 +353,9 @@ Status replaceFolder(const std::map<std::string, std::string> &files, const std:
     return Status::success();
   }
   // The build folder the bundle's README creates moves into the new bundle (an incremental
-  // rebuild; nothing of the user's is deleted), and back if the swap fails.
+  // rebuild; nothing of the user's is deleted), and back if the swap fails. (A run killed
+  // between the two renames leaves it in its staging folder, which the next run removes: a
+  // build tree, which the next configure recreates.)
   fs::path build = target / kBuildFolder;
   fs::path carried = staging / kBuildFolder;
   bool carry = fs::is_directory(fs::symlink_status(build, error));
