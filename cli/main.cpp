@@ -21,9 +21,10 @@ namespace {
 using namespace thunderc;
 using namespace thunderc::cli;
 
-/// `text` safe for a terminal and for tools that read stderr as UTF-8: valid UTF-8 and '\n'
-/// pass; control characters and bytes of invalid sequences (an input's names and JSON text
-/// reach messages) are written as \xNN.
+/// `text` safe for a terminal and for tools that read stderr as UTF-8, on one line: valid
+/// UTF-8 and tabs pass; control characters, newlines included, and bytes of invalid sequences
+/// (an input's member names and JSON text reach messages) are written as \xNN, so that every
+/// error is exactly one `error:` line.
 std::string terminalSafe(const std::string &text) {
   std::string out;
   auto escape = [&out](unsigned char c) {
@@ -38,7 +39,7 @@ std::string terminalSafe(const std::string &text) {
     bool valid = length > 0 && i + length <= text.size();
     for (size_t k = 1; valid && k < length; ++k)
       valid = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
-    if (!valid || (length == 1 && ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f))) {
+    if (!valid || (length == 1 && ((c < 0x20 && c != '\t') || c == 0x7f))) {
       escape(c);
       ++i;
       continue;
@@ -69,7 +70,9 @@ int run(int argc, char **argv) {
       ("input", "a .pt2 archive from torch.export.save (torch 2.9-2.14), a TorchScript file "
                 "from torch.jit.save (.pt; needs the TorchScript importer), or text IR (.tir)",
        cxxopts::value<std::string>())
-      ("o,output", "write the bundle (a CMake project) to this folder; replaced atomically",
+      ("o,output", "write the bundle (a CMake project) to this folder, replaced atomically: "
+                   "absent, empty, or an earlier bundle holding only its own files and build/ "
+                   "(kept)",
        cxxopts::value<std::string>())
       ("name", "C identifier of the bundle's library, header and runner (default: the input "
                "file's stem)", cxxopts::value<std::string>()->default_value(""))
@@ -119,7 +122,8 @@ int run(int argc, char **argv) {
                "bundle context's)", cxxopts::value<uint64_t>())
       ("run-index", "with --interpret: which run of a bundle context since its seed was set "
                     "(0 = the first) the random ops draw like", cxxopts::value<uint64_t>())
-      ("inputs", "input .npy files, in graph input order (comma-separated)",
+      ("inputs", "input .npy files, in graph input order (comma-separated; leave out, or give "
+                 "\"\", for a program without inputs)",
        cxxopts::value<std::vector<std::string>>())
       ("outputs", "output .npy files, in graph output order (comma-separated)",
        cxxopts::value<std::vector<std::string>>())
@@ -201,6 +205,8 @@ int run(int argc, char **argv) {
       outputOk = codegen::checkBundleName(args["name"].as<std::string>());
     if (!outputOk.ok())
       return usage(outputOk.error().message());
+    // A killed run's temporary folder goes now, whether or not this run succeeds.
+    codegen::removeStaleTemporaries(args["output"].as<std::string>());
   }
   Expected<std::vector<frontend::InputShapeSpec>> shapes =
       frontend::parseInputShapes(args["input-shape"].as<std::string>());
@@ -244,14 +250,20 @@ int run(int argc, char **argv) {
       return kExitOk;
   }
   if (args.count("interpret")) {
-    if (!args.count("inputs") || !args.count("outputs"))
-      return usage("--interpret needs --inputs and --outputs");
+    if (!args.count("outputs"))
+      return usage("--interpret needs --outputs (and --inputs unless the program has none)");
+    // No --inputs, or `--inputs ""`, is a program without inputs.
+    std::vector<std::string> inputFiles;
+    if (args.count("inputs"))
+      inputFiles = args["inputs"].as<std::vector<std::string>>();
+    if (inputFiles.size() == 1 && inputFiles.front().empty())
+      inputFiles.clear();
     ir::RandomState random;
     if (args.count("seed"))
       random.seed = args["seed"].as<uint64_t>();
     if (args.count("run-index"))
       random.run = args["run-index"].as<uint64_t>();
-    Status status = interpretToFiles(*program, args["inputs"].as<std::vector<std::string>>(),
+    Status status = interpretToFiles(*program, inputFiles,
                                      args["outputs"].as<std::vector<std::string>>(), random);
     if (!status.ok())
       return fail(status.error().withContext(input));
@@ -300,7 +312,8 @@ int main(int argc, char **argv) {
   try {
     return run(argc, argv);
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "internal compiler error: uncaught exception: %s\n", e.what());
+    std::fprintf(stderr, "internal compiler error: uncaught exception: %s\n",
+                 terminalSafe(e.what()).c_str());
     return kExitInternal;
   }
 }

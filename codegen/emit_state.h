@@ -116,6 +116,18 @@ std::vector<std::string> contiguousStrideExprs(const ir::Shape &shape);
 /// Product of dims [begin, end) of a shape.
 std::string productRange(const ir::Shape &shape, size_t begin, size_t end);
 
+/// A tensor of `shape` viewed as [outer, extent, inner] around its dims first..last (C++
+/// expressions): the layout of the library's ops along dims (reductions, softmax, cumsum,
+/// sort, gather, scatter, index_select). Negative dims count from the end. A 0-d tensor takes
+/// dim 0 and -1 (PyTorch's rule, which shape inference follows) and is one element: [1, 1, 1].
+struct AroundDims {
+  std::string outer, extent, inner;
+};
+AroundDims aroundDims(const ir::Shape &shape, int64_t first, int64_t last);
+inline AroundDims aroundDim(const ir::Shape &shape, int64_t dim) {
+  return aroundDims(shape, dim, dim);
+}
+
 /// Writes `tc::strided_copy` of `in` (shape of `inType`) viewed through `strides`/`offset`
 /// into the contiguous `out` of shape `outShape`.
 void emitStridedCopy(EmitState &state, const std::string &type, const std::string &in,

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "codegen/emit_state.h"
+#include "ir/shape_inference.h"
 
 namespace thunderc::codegen {
 namespace {
@@ -152,14 +153,20 @@ std::string kernelLabel(const ir::Node &node) {
 LoopKernel describeElementwise(const ir::Node &node) {
   LoopKernel kernel;
   kernel.label = kernelLabel(node);
-  kernel.outerInputs = operandsOf(node);
   kernel.outerResults = resultsOf(node);
   if (node.op() != OpKind::Fusion) {
+    // One parameter per distinct operand: mul(%x, %x) reads x once (a second, unused
+    // parameter would warn, and fail a -Werror build of the bundle).
+    for (const ir::Value *operand : operandsOf(node))
+      if (std::find(kernel.outerInputs.begin(), kernel.outerInputs.end(), operand) ==
+          kernel.outerInputs.end())
+        kernel.outerInputs.push_back(operand);
     kernel.innerInputs = kernel.outerInputs;
     kernel.nodes = {&node};
     kernel.innerOutputs = kernel.outerResults;
     return kernel;
   }
+  kernel.outerInputs = operandsOf(node);
   kernel.innerInputs = inputsOf(*node.body());
   for (const auto &bodyNode : node.body()->nodes())
     kernel.nodes.push_back(bodyNode.get());
@@ -190,12 +197,8 @@ Expected<ReductionKernel> describeReduction(const ir::Node &fusion) {
   kernel.kind = kSupported.at(reduction->op());
 
   const ir::Value *reduced = reduction->operand(0);
-  kernel.dims = ir::attr::dims(*reduction);
-  if (kernel.dims.empty()) {
-    kernel.dims.resize(kernel.domain().size());
-    std::iota(kernel.dims.begin(), kernel.dims.end(), 0);
-  }
-  std::sort(kernel.dims.begin(), kernel.dims.end());
+  // A 0-d domain has no dim to fold (its dim 0 / -1 is its one element).
+  kernel.dims = ir::reducedDims(ir::attr::dims(*reduction), reduced->type().rank());
   kernel.keepdim = ir::attr::keepdim(*reduction);
 
   // Split the body: the prologue feeds the reduction, the epilogue reads its result.

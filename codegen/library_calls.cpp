@@ -8,6 +8,7 @@
 
 #include "codegen/emit_state.h"
 #include "ir/printer.h"
+#include "ir/shape_inference.h"
 
 namespace thunderc::codegen {
 
@@ -84,6 +85,16 @@ std::vector<std::string> dimExprs(const ir::TensorType &type) {
 std::string productRange(const ir::Shape &shape, size_t begin, size_t end) {
   return productExpr(std::vector<ir::Dim>(shape.begin() + static_cast<long>(begin),
                                           shape.begin() + static_cast<long>(end)));
+}
+
+AroundDims aroundDims(const ir::Shape &shape, int64_t first, int64_t last) {
+  auto rank = static_cast<int64_t>(shape.size());
+  if (rank == 0)
+    return {"int64_t(1)", "int64_t(1)", "int64_t(1)"};
+  auto begin = static_cast<size_t>(first < 0 ? first + rank : first);
+  auto end = static_cast<size_t>(last < 0 ? last + rank : last) + 1;
+  return {productRange(shape, 0, begin), productRange(shape, begin, end),
+          productRange(shape, end, shape.size())};
 }
 
 std::vector<std::string> contiguousStrideExprs(const ir::Shape &shape) {
@@ -383,26 +394,20 @@ void emitReduction(const ir::Node &node, EmitState &state) {
   const ir::Value *input = node.operand(0);
   const ir::Value *result = node.result();
   const ir::Shape &shape = input->type().shape;
-  std::vector<int64_t> dims = node.op() == OpKind::Argmax
-                                  ? std::vector<int64_t>{ir::attr::dim(node)}
-                                  : ir::attr::dims(node);
-  if (dims.empty()) {
-    dims.resize(shape.size());
-    std::iota(dims.begin(), dims.end(), 0);
-  }
-  std::sort(dims.begin(), dims.end());
+  std::vector<int64_t> dims = ir::reducedDims(node.op() == OpKind::Argmax
+                                                  ? std::vector<int64_t>{ir::attr::dim(node)}
+                                                  : ir::attr::dims(node),
+                                              input->type().rank());
   std::string source = state.ptr(input);
   std::string outer, extent, inner;
   bool adjacent = dims.empty() || dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
-  if (adjacent && !dims.empty()) {
-    outer = productRange(shape, 0, static_cast<size_t>(dims.front()));
-    extent = productRange(shape, static_cast<size_t>(dims.front()),
-                          static_cast<size_t>(dims.back()) + 1);
-    inner = productRange(shape, static_cast<size_t>(dims.back()) + 1, shape.size());
-  } else if (dims.empty()) {
-    outer = productExpr(shape);
-    extent = "int64_t(1)";
-    inner = "int64_t(1)";
+  if (adjacent) {
+    // No dims to fold only for a 0-d input: one element, [1, 1, 1].
+    AroundDims around = dims.empty() ? aroundDim(shape, 0)
+                                     : aroundDims(shape, dims.front(), dims.back());
+    outer = around.outer;
+    extent = around.extent;
+    inner = around.inner;
   } else {
     std::vector<std::string> contiguous = contiguousStrideExprs(shape);
     std::vector<std::string> strides, order;

@@ -307,15 +307,9 @@ Status emitGridSample(const ir::Node &node, EmitState &state) {
 
 Status emitSoftmax(const ir::Node &node, EmitState &state) {
   const ir::Value *x = node.operand(0);
-  const ir::Shape &shape = x->type().shape;
-  auto dim = static_cast<size_t>(ir::attr::dim(node));
-  if (shape.empty())
-    dim = 0;
-  std::string outer = shape.empty() ? "int64_t(1)" : productRange(shape, 0, dim);
-  std::string extent = shape.empty() ? "int64_t(1)" : dimExpr(shape[dim]);
-  std::string inner = shape.empty() ? "int64_t(1)" : productRange(shape, dim + 1, shape.size());
-  state.callLibrary("softmax<" + ctype(x) + ">(" + state.ptr(x) + ", " + outer + ", " +
-                    extent + ", " + inner + ", " +
+  AroundDims around = aroundDim(x->type().shape, ir::attr::dim(node));
+  state.callLibrary("softmax<" + ctype(x) + ">(" + state.ptr(x) + ", " + around.outer + ", " +
+                    around.extent + ", " + around.inner + ", " +
                     (node.op() == OpKind::LogSoftmax ? "true" : "false") + ", " +
                     state.ptr(node.result()) + ")");
   return Status::success();
@@ -324,17 +318,9 @@ Status emitSoftmax(const ir::Node &node, EmitState &state) {
 // cumsum: x viewed as [outer, extent, inner] around `dim` (a 0-d x is one element).
 Status emitCumsum(const ir::Node &node, EmitState &state) {
   const ir::Value *x = node.operand(0);
-  const ir::Shape &shape = x->type().shape;
-  if (shape.empty()) {
-    state.callLibrary("cumsum<" + ctype(x) + ", " + ctype(node.result()) + ">(" +
-                      state.ptr(x) + ", int64_t(1), int64_t(1), int64_t(1), " +
-                      state.ptr(node.result()) + ")");
-    return Status::success();
-  }
-  auto dim = static_cast<size_t>(ir::attr::dim(node));
+  AroundDims around = aroundDim(x->type().shape, ir::attr::dim(node));
   state.callLibrary("cumsum<" + ctype(x) + ", " + ctype(node.result()) + ">(" + state.ptr(x) +
-                    ", " + productRange(shape, 0, dim) + ", " + dimExpr(shape[dim]) + ", " +
-                    productRange(shape, dim + 1, shape.size()) + ", " +
+                    ", " + around.outer + ", " + around.extent + ", " + around.inner + ", " +
                     state.ptr(node.result()) + ")");
   return Status::success();
 }
@@ -426,24 +412,19 @@ Status emitGather(const ir::Node &node, EmitState &state) {
            state.ptr(y);
   } else if (node.op() == OpKind::Gather) {
     // x [outer, extent, inner] and index [outer, count, inner]; a 0-d x is one element.
-    const ir::Shape &shape = table->type().shape;
-    const ir::Shape &indexShape = indices->type().shape;
-    auto dim = static_cast<size_t>(ir::attr::dim(node));
-    bool scalar = shape.empty();
-    extent = scalar ? "int64_t(1)" : dimExpr(shape[dim]);
+    int64_t dim = ir::attr::dim(node);
+    AroundDims around = aroundDim(table->type().shape, dim);
+    extent = around.extent;
     call = "gather<" + ctype(y) + ", " + ctype(indices) + ">(" + state.ptr(table) + ", " +
-           (scalar ? "int64_t(1)" : productRange(shape, 0, dim)) + ", " + extent + ", " +
-           (scalar ? "int64_t(1)" : productRange(shape, dim + 1, shape.size())) + ", " +
-           state.ptr(indices) + ", " + (scalar ? "int64_t(1)" : dimExpr(indexShape[dim])) +
-           ", " + state.ptr(y);
+           around.outer + ", " + extent + ", " + around.inner + ", " + state.ptr(indices) +
+           ", " + aroundDim(indices->type().shape, dim).extent + ", " + state.ptr(y);
   } else {
-    const ir::Shape &shape = table->type().shape;
-    auto dim = static_cast<size_t>(ir::attr::dim(node));
-    extent = dimExpr(shape[dim]);
+    // A 0-d table (dim 0 or -1) is one row: the one index must be 0.
+    AroundDims around = aroundDim(table->type().shape, ir::attr::dim(node));
+    extent = around.extent;
     call = "index_select<" + ctype(y) + ", " + ctype(indices) + ">(" + state.ptr(table) +
-           ", " + productRange(shape, 0, dim) + ", " + extent + ", " +
-           productRange(shape, dim + 1, shape.size()) + ", " + state.ptr(indices) + ", " +
-           count + ", " + state.ptr(y);
+           ", " + around.outer + ", " + extent + ", " + around.inner + ", " +
+           state.ptr(indices) + ", " + count + ", " + state.ptr(y);
   }
   emitIndexCheckedCall(state, node, call, indices, extent);
   return Status::success();

@@ -53,16 +53,13 @@ void emitScatter(const ir::Node &node, EmitState &state) {
   const ir::Value *y = node.result();
   if (state.ptr(x) != state.ptr(y)) // else in place: a state updated where it lives
     state.copyElements(ctype(y), state.ptr(x), productExpr(x->type().shape), state.ptr(y));
-  const ir::Shape &shape = x->type().shape;
-  auto dim = static_cast<size_t>(ir::attr::dim(node));
-  bool scalar = shape.empty();
-  std::string one = "int64_t(1)";
-  std::string extent = scalar ? one : dimExpr(shape[dim]);
+  int64_t dim = ir::attr::dim(node);
+  AroundDims around = aroundDim(x->type().shape, dim);
+  std::string extent = around.extent;
   std::string call = "scatter<" + ctype(y) + ", " + ctype(index) + ">(" + state.ptr(y) + ", " +
-                     (scalar ? one : productRange(shape, 0, dim)) + ", " + extent + ", " +
-                     (scalar ? one : productRange(shape, dim + 1, shape.size())) + ", " +
-                     state.ptr(index) + ", " +
-                     (scalar ? one : dimExpr(index->type().shape[dim])) + ", " + state.ptr(src) +
+                     around.outer + ", " + extent + ", " + around.inner + ", " +
+                     state.ptr(index) + ", " + aroundDim(index->type().shape, dim).extent +
+                     ", " + state.ptr(src) +
                      ", tc::scatter_reduce::" + ir::attr::reduce(node) + ", " +
                      (ir::attr::include_self(node) ? "true" : "false");
   emitIndexCheckedCall(state, node, call, index, extent);

@@ -13,12 +13,11 @@ std::string ctype(const ir::Value *value) { return cppType(value->type().dtype);
 void emitSort(const ir::Node &node, EmitState &state) {
   const ir::Value *x = node.operand(0);
   const ir::Shape &shape = x->type().shape;
-  std::string one = "int64_t(1)";
-  bool scalar = shape.empty();
-  auto dim = static_cast<size_t>(ir::attr::dim(node));
-  std::string outer = scalar ? one : productRange(shape, 0, dim);
-  std::string extent = scalar ? one : dimExpr(shape[dim]);
-  std::string inner = scalar ? one : productRange(shape, dim + 1, shape.size());
+  int64_t dim = ir::attr::dim(node);
+  AroundDims around = aroundDim(shape, dim);
+  const std::string &outer = around.outer;
+  const std::string &extent = around.extent;
+  const std::string &inner = around.inner;
   std::string type = ctype(x);
   std::string call = "sort<" + type + ">(" + state.ptr(x) + ", " + outer + ", " + extent + ", " +
                      inner + ", " + (ir::attr::descending(node) ? "true" : "false") + ", " +
@@ -31,7 +30,9 @@ void emitSort(const ir::Node &node, EmitState &state) {
   }
   // Rows the shared-memory network sorts (up to tcg::kSortSharedLimit) need no workspace;
   // longer (or symbolic) ones do.
-  bool shortRows = scalar || (shape[dim].isStatic() && shape[dim].value() <= 2048);
+  const ir::Dim row = shape.empty() ? ir::Dim(1)
+                                    : shape[static_cast<size_t>(dim < 0 ? dim + x->type().rank() : dim)];
+  bool shortRows = row.isStatic() && row.value() <= 2048;
   if (shortRows) {
     state.callLibrary(call + ", nullptr, nullptr)");
     return;

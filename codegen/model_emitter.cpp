@@ -615,12 +615,17 @@ private:
     code.line("tc_error_prefixf(err, \"" + n + "_output_shapes: \");");
     code.line("return status;");
     code.close();
-    code.open("if (num_outputs != " + std::to_string(graph_.numUserOutputs()) +
-              " || outputs == nullptr)");
+    code.open("if (num_outputs != " + std::to_string(graph_.numUserOutputs()) + ")");
     code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
               "_output_shapes: expected " + std::to_string(graph_.numUserOutputs()) +
               " output(s), got %d\", num_outputs);");
     code.close();
+    if (graph_.numUserOutputs() > 0) {
+      code.open("if (outputs == nullptr)");
+      code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
+                "_output_shapes: outputs is null\");");
+      code.close();
+    }
     code.line("fillOutputShapes(sym, outputs);");
     code.line("return TC_OK;");
     code.close();
@@ -632,10 +637,16 @@ private:
     size_t numOutputs = graph_.numUserOutputs();
     code.open("tc_status checkOutputs(const Symbols &sym, const tc_tensor *outputs, int num_outputs, "
               "tc_error *err)");
-    code.open("if (num_outputs != " + std::to_string(numOutputs) + " || outputs == nullptr)");
+    code.open("if (num_outputs != " + std::to_string(numOutputs) + ")");
     code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"expected " +
               std::to_string(numOutputs) + " output(s), got %d\", num_outputs);");
     code.close();
+    // A null array with the right count is its own mistake (not "expected 1, got 1").
+    if (numOutputs > 0) {
+      code.open("if (outputs == nullptr)");
+      code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"outputs is null\");");
+      code.close();
+    }
     code.line("tc_tensor expected[" + std::to_string(std::max<size_t>(numOutputs, 1)) + "] = {};");
     code.line("fillOutputShapes(sym, expected);");
     // A data-dependent dim is the run's to write: any value the caller left there goes (the

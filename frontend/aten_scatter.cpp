@@ -242,7 +242,7 @@ Status importRoll(NodeImport &node) {
     return invalidInput("roll of " + std::to_string(shifts.size()) + " shifts over " +
                         std::to_string(dims.size()) + " dims in node '" + node.name() + "'");
   for (size_t k = 0; k < dims.size(); ++k) {
-    TC_ASSIGN_OR_RETURN(int64_t dim, normalizedDim(node, dims[k], x->type().rank()));
+    TC_ASSIGN_OR_RETURN(int64_t dim, shapeDim(node, dims[k], x->type().rank(), "roll"));
     const ir::Dim &size = x->type().shape[static_cast<size_t>(dim)];
     if (!size.isStatic())
       return node.unsupportedFeature("roll along a symbolic dim");
@@ -272,7 +272,7 @@ Status importSliceScatter(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(Value * src, node.tensor("src"));
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
-  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
+  TC_ASSIGN_OR_RETURN(dim, shapeDim(node, dim, self->type().rank(), "slice_scatter"));
   TC_ASSIGN_OR_RETURN(std::optional<int64_t> start, node.optionalInt("start"));
   TC_ASSIGN_OR_RETURN(std::optional<ir::Dim> end, node.optionalSymInt("end"));
   TC_ASSIGN_OR_RETURN(int64_t step, node.intArg("step"));
@@ -292,7 +292,7 @@ Status importSelectScatter(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(Value * src, node.tensor("src"));
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
-  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
+  TC_ASSIGN_OR_RETURN(dim, shapeDim(node, dim, self->type().rank(), "select_scatter"));
   TC_ASSIGN_OR_RETURN(int64_t index, node.intArg("index"));
   const ir::Dim &size = self->type().shape[static_cast<size_t>(dim)];
   if (index < 0) {

@@ -658,7 +658,7 @@ std::optional<int64_t> monotoneBound(const ir::SymExpr &expr,
 Status importSlice(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
-  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
+  TC_ASSIGN_OR_RETURN(dim, shapeDim(node, dim, self->type().rank(), "slice"));
   TC_ASSIGN_OR_RETURN(std::optional<int64_t> start, node.optionalInt("start"));
   TC_ASSIGN_OR_RETURN(std::optional<ir::Dim> end, node.optionalSymInt("end"));
   TC_ASSIGN_OR_RETURN(int64_t step, node.intArg("step"));
@@ -714,10 +714,8 @@ Status importDiff(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(int64_t n, node.intArg("n"));
   if (n != 1)
     return node.unsupportedFeature("diff with n=" + std::to_string(n) + " (only n=1)");
-  if (self->type().rank() == 0)
-    return invalidInput("diff of a 0-d tensor in node '" + node.name() + "'");
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
-  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
+  TC_ASSIGN_OR_RETURN(dim, shapeDim(node, dim, self->type().rank(), "diff"));
   auto at = static_cast<size_t>(dim);
   TC_ASSIGN_OR_RETURN(Value * prepend, node.optionalTensor("prepend"));
   TC_ASSIGN_OR_RETURN(Value * append, node.optionalTensor("append"));
@@ -769,7 +767,7 @@ Status importDiff(NodeImport &node) {
 Status importSelect(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
-  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
+  TC_ASSIGN_OR_RETURN(dim, shapeDim(node, dim, self->type().rank(), "select"));
   TC_ASSIGN_OR_RETURN(int64_t index, node.intArg("index"));
   const ir::Dim &size = self->type().shape[static_cast<size_t>(dim)];
   if (index < 0) {
@@ -797,9 +795,10 @@ Status importSqueeze(NodeImport &node) {
       named.push_back(static_cast<int64_t>(i));
   }
   TC_ASSIGN_OR_RETURN(named, normalizedDims(node, named, self->type().rank()));
+  // A 0-d tensor takes dim 0 and -1 but has no dim to remove: squeezing it is a copy.
   std::vector<int64_t> dims;
   for (int64_t dim : named)
-    if (shape[static_cast<size_t>(dim)] == ir::Dim(1))
+    if (dim < self->type().rank() && shape[static_cast<size_t>(dim)] == ir::Dim(1))
       dims.push_back(dim);
   AttrMap attrs;
   attrs.set("dims", dims);
@@ -837,7 +836,7 @@ Status importCat(NodeImport &node) {
 Status importSplit(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
-  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
+  TC_ASSIGN_OR_RETURN(dim, shapeDim(node, dim, self->type().rank(), "split"));
   std::vector<ir::Dim> sizes;
   for (int i = 0; i < node.numOutputs(); ++i) {
     TC_ASSIGN_OR_RETURN(ir::TensorType type, node.outputType(i));

@@ -535,6 +535,13 @@ Expected<int64_t> normalizedDim(NodeImport &node, int64_t dim, int64_t rank) {
   return normalized;
 }
 
+Expected<int64_t> shapeDim(NodeImport &node, int64_t dim, int64_t rank, std::string_view op) {
+  if (rank == 0)
+    return invalidInput(std::string(op) + " of a 0-d tensor (dim " + std::to_string(dim) +
+                        ") in node '" + node.name() + "'");
+  return normalizedDim(node, dim, rank);
+}
+
 Expected<std::vector<int64_t>> normalizedDims(NodeImport &node, std::vector<int64_t> dims,
                                               int64_t rank) {
   for (int64_t &dim : dims) {

@@ -172,6 +172,10 @@ private:
 /// `dim` (negative counts from the end) in [0, rank) (a 0-d tensor takes 0 and -1); an error
 /// naming the node otherwise.
 Expected<int64_t> normalizedDim(NodeImport &node, int64_t dim, int64_t rank);
+/// `dim` normalized like normalizedDim, for an op that indexes the shape with it (slice,
+/// select, split, roll over a dim...): PyTorch refuses those on a 0-d tensor, and so does this
+/// (invalid input naming the node and `op`).
+Expected<int64_t> shapeDim(NodeImport &node, int64_t dim, int64_t rank, std::string_view op);
 /// Each dim normalized, then sorted and deduplicated.
 Expected<std::vector<int64_t>> normalizedDims(NodeImport &node, std::vector<int64_t> dims,
                                               int64_t rank);

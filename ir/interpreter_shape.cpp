@@ -301,6 +301,9 @@ Status indexSelect(OpCall &call) {
                       normalizeDim(attr::dim(call.node), std::max<int64_t>(input.rank(), 1)));
   if (index.rank() > 1)
     return invalidInput("index_select index " + shapeText(index.shape) + " is not 1-D");
+  if (input.rank() == 0 && index.numel() != 1)
+    return invalidInput("index_select of a 0-d input takes one index, got " +
+                        shapeText(index.shape));
   Tensor input1d = input;
   if (input.rank() == 0)
     input1d.shape = {1};

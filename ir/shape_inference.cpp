@@ -556,4 +556,18 @@ Expected<int64_t> normalizeDim(int64_t dim, int64_t rank) {
   return dim < 0 ? dim + rank : dim;
 }
 
+std::vector<int64_t> reducedDims(std::vector<int64_t> dims, int64_t rank) {
+  if (rank == 0)
+    return {};
+  if (dims.empty()) {
+    dims.resize(static_cast<size_t>(rank));
+    std::iota(dims.begin(), dims.end(), 0);
+  }
+  for (int64_t &dim : dims)
+    dim = dim < 0 ? dim + rank : dim;
+  std::sort(dims.begin(), dims.end());
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  return dims;
+}
+
 } // namespace thunderc::ir

@@ -28,4 +28,10 @@ Expected<Shape> broadcastShapes(const Shape &a, const Shape &b);
 /// Normalizes a possibly negative dim index against `rank`; error if out of range.
 Expected<int64_t> normalizeDim(int64_t dim, int64_t rank);
 
+/// The dims of a rank-`rank` shape that a reduction over `dims` (as the op's attribute holds
+/// them, after shape inference accepted them) folds, sorted and distinct: every dim when `dims`
+/// is empty; negative dims count from the end. A 0-d tensor takes dim 0 and -1 (PyTorch's rule)
+/// but has no dim to fold: its one element is the whole reduction, so the result is empty.
+std::vector<int64_t> reducedDims(std::vector<int64_t> dims, int64_t rank);
+
 } // namespace thunderc::ir

@@ -464,7 +464,13 @@ Expected<TensorType> inferIndexSelect(const TensorType &x, const TensorType &ind
                                       const AttrMap &attrs) {
   TC_TRY(requireIndexDType(OpKind::IndexSelect, indices));
   TC_TRY(requireRank(OpKind::IndexSelect, "indices", indices, 0, 1));
-  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDim(attr::dim(attrs), x.rank()));
+  TC_ASSIGN_OR_RETURN(int64_t dim, normalizeDimWrapScalar(attr::dim(attrs), x.rank()));
+  if (x.rank() == 0) {
+    // A 0-d input (dim 0 or -1, like PyTorch) is one element: exactly one index, 0-d result.
+    if (indices.rank() == 1 && !(indices.shape[0] == Dim(1)))
+      return invalidInput("index_select of a 0-d input takes one index, got " + indices.str());
+    return x;
+  }
   Shape shape = x.shape;
   // A 0-d index selects one element and keeps the dim.
   shape[static_cast<size_t>(dim)] = indices.rank() == 1 ? indices.shape[0] : Dim(1);

@@ -29,6 +29,7 @@
 #include <unordered_set>
 
 #include "ir/op_attributes.h"
+#include "ir/shape_inference.h"
 #include "ir/status.h"
 
 namespace thunderc::opt {
@@ -57,14 +58,10 @@ bool isFusibleReductionOp(ir::OpKind op) {
          op == ir::OpKind::Amin;
 }
 
-/// The reduced dims, normalized and sorted, form one run (an empty list means all dims).
+/// The reduced dims form one run (none: a 0-d input).
 bool reducesAdjacentDims(const ir::Node &reduction) {
-  int64_t rank = reduction.operand(0)->type().rank();
-  std::vector<int64_t> dims = ir::attr::dims(reduction);
-  for (int64_t &dim : dims)
-    dim = dim < 0 ? dim + rank : dim;
-  std::sort(dims.begin(), dims.end());
-  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  std::vector<int64_t> dims =
+      ir::reducedDims(ir::attr::dims(reduction), reduction.operand(0)->type().rank());
   return dims.empty() || dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
 }
 

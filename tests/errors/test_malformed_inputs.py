@@ -427,6 +427,38 @@ def test_bad_text_ir(tmp_path):
     expect(run(str(path)), EXIT_INVALID, r"bad\.tir:2:\d+: unknown op 'bogus'")
 
 
+def test_newline_in_a_member_name_stays_on_one_line(tmp_path):
+    """Member names reach messages; a raw newline in one must not split the error line."""
+    entries = members(BASE)
+    config = weights_config(entries)
+    document = json.loads(entries[config])
+    name = next(iter(document["config"]))
+    document["config"][name]["path_name"] = "weight\n9"
+    entries[config] = json.dumps(document).encode()
+    path = tmp_path / "newline.pt2"
+    write_archive(path, entries)
+    expect(run(str(path)), EXIT_INVALID, r"missing archive member '.*weight\\x0a9'")
+
+
+def test_interpret_a_program_without_inputs(tmp_path):
+    import numpy as np
+    path = tmp_path / "constant.tir"
+    path.write_text("graph @g() -> (f32[2,3]) {\n"
+                    "  %c = full() {value=1.5} : f32[2,3]\n"
+                    "  %y = mul(%c, %c) : f32[2,3]\n"
+                    "  return %y\n}\n")
+    for inputs in ([], ["--inputs", ""]):
+        out = tmp_path / "y.npy"
+        out.unlink(missing_ok=True)
+        result = run(str(path), "--interpret", *inputs, "--outputs", str(out))
+        assert result.returncode == 0, result.stderr
+        assert np.array_equal(np.load(out), np.full((2, 3), 2.25, dtype=np.float32))
+    # A program with inputs still needs them, and --outputs is always needed.
+    expect(run(BASE, "--interpret", "--outputs", str(tmp_path / "o.npy")), EXIT_INVALID,
+           r"the model takes 1 input\(s\), 0 given")
+    expect(run(str(path), "--interpret"), EXIT_USAGE, r"--interpret needs --outputs")
+
+
 def test_unknown_emit_value():
     expect(run(BASE, "--emit=bogus"), EXIT_USAGE, r"unknown --emit value 'bogus'")
 

@@ -3,6 +3,7 @@ build, and JSON that is deeply nested, missing keys or carries impossible stride
 invalid-input error rather than a crash."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -10,7 +11,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_malformed_inputs import (  # noqa: E402
-    BASE, EXIT_INVALID, EXIT_USAGE, THUNDERC, expect, first_node, members, model_member,
+    BASE, EXIT_INVALID, EXIT_IO, EXIT_USAGE, THUNDERC, expect, first_node, members, model_member,
     mutate_json, run, write_archive)
 
 MARKER = ".thunderc-bundle"
@@ -74,13 +75,72 @@ def test_output_replaces_own_bundle_and_empty_folder(workdir):
     assert run_in(workdir, "model.pt2", "-o", "empty").returncode == 0
     assert (workdir / "empty" / MARKER).is_file()
     first = snapshot(workdir / "empty")
-    (workdir / "empty" / "stale.txt").write_text("from the old bundle\n")
+    # Recompiling over an unchanged bundle replaces it whole.
     result = run_in(workdir, "model.pt2", "-o", "empty")
     assert result.returncode == 0, result.stderr
-    assert snapshot(workdir / "empty") == first  # replaced whole: stale.txt is gone
+    assert snapshot(workdir / "empty") == first
     # Nothing else appeared beside it (no temporary or previous folders).
     assert sorted(p.name for p in workdir.iterdir()) == ["data", "empty", "model.pt2",
                                                           "notes.txt"]
+
+
+def test_marker_lists_every_file_of_the_bundle(workdir):
+    assert run_in(workdir, "model.pt2", "-o", "out").returncode == 0
+    text = (workdir / "out" / MARKER).read_text()
+    listed = text.split("files:\n", 1)[1].splitlines()
+    written = sorted(str(p.relative_to(workdir / "out")) for p in (workdir / "out").rglob("*")
+                     if p.is_file() and p.name != MARKER)
+    assert listed == written
+
+
+@pytest.mark.parametrize("extra, named", [
+    (["notes.txt"], r"'notes\.txt'"),
+    (["runtime/mine.h"], r"'runtime/mine\.h'"),
+    (["results/y.npy"], r"'results'"),  # a folder of the user's is named, not its files
+    ([f"extra{i}.txt" for i in range(7)], r"'extra0\.txt', .* and 2 more"),
+])
+def test_bundle_holding_user_files_is_refused(workdir, extra, named):
+    out = workdir / "out"
+    assert run_in(workdir, "model.pt2", "-o", "out").returncode == 0
+    for name in extra:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text("mine\n")
+    before = snapshot(out)
+    expect(run_in(workdir, "model.pt2", "-o", "out"), EXIT_USAGE,
+           r"-o 'out' is a thunderc bundle that also holds " + named +
+           r", which thunderc did not write")
+    assert snapshot(out) == before
+
+
+def test_marker_without_a_file_list_is_refused(workdir):
+    out = workdir / "out"
+    assert run_in(workdir, "model.pt2", "-o", "out").returncode == 0
+    (out / MARKER).write_text("written by an older thunderc\n")
+    before = snapshot(out)
+    expect(run_in(workdir, "model.pt2", "-o", "out"), EXIT_USAGE,
+           r"marker without a list of the files thunderc wrote")
+    assert snapshot(out) == before
+
+
+def test_build_folder_the_readme_creates_is_kept(workdir):
+    """README: `cmake -S out -B out/build`; a recompile keeps out/build (moved into the new
+    bundle), whatever it holds, and replaces the rest."""
+    out = workdir / "out"
+    assert run_in(workdir, "model.pt2", "-o", "out").returncode == 0
+    (out / "build" / "CMakeFiles").mkdir(parents=True)
+    (out / "build" / "CMakeCache.txt").write_text("cache\n")
+    (out / "build" / "y.npy").write_text("an output the user wrote here\n")
+    (out / "model.cpp").write_text("edited\n")  # a file thunderc wrote: replaced
+    result = run_in(workdir, "model.pt2", "-o", "out")
+    assert result.returncode == 0, result.stderr
+    assert (out / "build" / "CMakeCache.txt").read_text() == "cache\n"
+    assert (out / "build" / "y.npy").is_file() and (out / "build" / "CMakeFiles").is_dir()
+    assert (out / "model.cpp").read_text() != "edited\n"
+    assert sorted(p.name for p in workdir.iterdir()) == ["data", "model.pt2", "notes.txt",
+                                                          "out"]
+    # Only a folder at the top named build is the build folder.
+    (out / "runtime" / "build").mkdir()
+    expect(run_in(workdir, "model.pt2", "-o", "out"), EXIT_USAGE, r"'runtime/build'")
 
 
 def test_stale_temporaries_of_killed_runs_are_removed(workdir):
@@ -102,6 +162,57 @@ def test_stale_temporaries_of_killed_runs_are_removed(workdir):
     assert not staging.exists()
     assert (foreign / "user.txt").exists()  # no marker: never touched
     assert live.exists()  # its process is alive
+
+
+@pytest.mark.parametrize("model", ["missing.pt2", "junk.pt2"])
+def test_stale_temporaries_are_removed_by_a_failing_run_too(workdir, model):
+    """Removed at the start of every -o run, not only after a successful one."""
+    (workdir / "junk.pt2").write_text("not an archive\n")
+    dead = 4194305  # above the default pid_max: no process has it
+    staging = workdir / f"out.thunderc-tmp.{dead}"
+    staging.mkdir()
+    (staging / MARKER).write_text("")
+    (staging / "weights.bin").write_bytes(b"\0" * 4096)
+    live = workdir / f"out.thunderc-tmp.{os.getpid()}"
+    live.mkdir()
+    (live / MARKER).write_text("")
+    result = run_in(workdir, model, "-o", "out")
+    assert result.returncode != 0
+    assert not staging.exists()
+    assert live.exists()  # its process is alive
+    assert not (workdir / "out").exists()
+
+
+def test_unwritable_output_location_says_why(tmp_path):
+    """A folder the user cannot write, or a read-only file system: exit 3, one line naming the
+    path and the system's reason, nothing left behind."""
+    import shutil
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    out = str(locked / "out")
+    command = [os.path.abspath(THUNDERC), BASE, "-o", out]
+    if os.geteuid() != 0:
+        locked.chmod(0o555)
+        reason = "Permission denied"
+    else:
+        # Root writes through permissions: mount a read-only file system there instead, in a
+        # mount namespace of its own (nothing outside sees it).
+        unshare = shutil.which("unshare")
+        if unshare is None:
+            pytest.skip("root without unshare(1): cannot make a read-only folder")
+        command = [unshare, "-m", "sh", "-c",
+                   'mount -t tmpfs -o ro tmpfs "$0" || exit 99; exec "$@"', str(locked),
+                   *command]
+        reason = "Read-only file system"
+    try:
+        result = subprocess.run(command, capture_output=True, text=True)
+    finally:
+        locked.chmod(0o755)
+    if result.returncode == 99:
+        pytest.skip(f"cannot mount a read-only file system here: {result.stderr.strip()}")
+    expect(result, EXIT_IO, re.escape(out) +
+           r"\.thunderc-tmp\.\d+: cannot create folder: " + reason)
+    assert os.listdir(locked) == []
 
 
 @pytest.mark.parametrize("name", ["class", "int", "_Model", "my__model", "NULL", "EOF", "test",

@@ -8,7 +8,8 @@ exported once per IR level, interpreted once, and compiled into ONE bundle per l
 Suites: elementwise, reductions, shape, nn, conv_norm, resample, resample_indexed, scatter, roll, fft,
 rnn, batch_stats,
 control_flow, autocast,
-sort_bag, spatial3d, data_dependent
+sort_bag, spatial3d, data_dependent,
+degenerate (0-d tensors and size-0 dims, every op family)
 (see SUITES at the bottom).
 
 Export layout (`export_suite`), like models/export_zoo.py:
@@ -1837,6 +1838,168 @@ AUTOCAST_CASES: list[tuple[str, CaseFn]] = [
     ("autocast_linear", _autocast_linear),
 ]
 
+# --------------------------------------------------------------------------------------------
+# degenerate: 0-d tensors and size-0 dims for every op family
+# --------------------------------------------------------------------------------------------
+# PyTorch's rule: a 0-d tensor takes dim 0 and -1 wherever a dim is taken (a reduction, a
+# scan, a sort or an index over it keeps it 0-d); a size-0 dim gives an empty result, or the
+# reduction's identity (sum 0, prod 1, any False) where it is reduced away. Each case is one
+# op family over such an operand; the arithmetic around the op keeps graph outputs from
+# aliasing graph inputs. Ops thunderc compiles at one IR level only (all.dim, index_add,
+# cumprod, logsumexp: core ATen decomposes them) and its two 0-d refusals (unfold and
+# index_copy of a 0-d tensor, exit 5 naming the node) are left out.
+
+
+def _degenerate_inputs(g):
+    return {
+        "s": _randn(g),  # 0-d float
+        "sh": _randn(g).half(),  # 0-d half
+        "si": torch.tensor(2, dtype=torch.int64),  # 0-d int
+        "sb": torch.tensor(True),  # 0-d bool
+        "i0": torch.tensor(0, dtype=torch.int64),  # 0-d index 0
+        "i1": torch.tensor([0], dtype=torch.int64),  # [1] index 0
+        "a": _randn(g, 3, 4),
+        "z": _randn(g, 0, 4),  # size-0 leading dim
+        "ze": _randn(g, 3, 0),  # size-0 trailing dim
+        "zk": _randn(g, 0, 5),  # the K=0 operand of a product with ze
+        "zi": torch.zeros(0, dtype=torch.int64),  # an empty index
+        "table": _randn(g, 5, 4),
+        "img0": _randn(g, 0, 3, 6, 6),  # an empty batch of images
+        "q0": _randn(g, 1, 2, 0, 8),  # attention with no queries
+        "kv": _randn(g, 1, 2, 5, 8),
+    }
+
+
+def _degenerate_submodules():
+    return {"conv": nn.Conv2d(3, 4, 3, padding=1), "bn": nn.BatchNorm2d(3).eval(),
+            "fc": nn.Linear(4, 6), "ln": nn.LayerNorm(4)}
+
+
+DEGENERATE_CASES: list[tuple[str, CaseFn]] = [
+    # -- reductions over a 0-d tensor (dim 0 / -1, keepdim or not)
+    ("zero_d_sum_dim0", lambda m, t: torch.sum(t.s * 2, 0)),
+    ("zero_d_sum_neg1_keepdim", lambda m, t: torch.sum(t.s + 1, -1, keepdim=True)),
+    ("zero_d_sum_dims", lambda m, t: (t.s * 3).sum((-1,))),
+    ("zero_d_mean_keepdim", lambda m, t: torch.mean(t.s * 2, 0, keepdim=True)),
+    ("zero_d_prod", lambda m, t: torch.prod(t.s + 1, 0)),
+    ("zero_d_amax_keepdim", lambda m, t: torch.amax(t.s * 2, 0, keepdim=True)),
+    ("zero_d_amin_keepdim", lambda m, t: torch.amin(t.s * 2, 0, keepdim=True)),
+    ("zero_d_amax", lambda m, t: torch.amax(t.s - 1, -1)),
+    ("zero_d_any_keepdim", lambda m, t: torch.any(t.s > 0, 0, keepdim=True)),
+    ("zero_d_argmax_keepdim", lambda m, t: torch.argmax(t.s * 2, 0, keepdim=True)),
+    ("zero_d_argmin_keepdim", lambda m, t: torch.argmin(t.s * 2, 0, keepdim=True)),
+    ("zero_d_argmax", lambda m, t: torch.argmax(t.s * 2, -1)),
+    ("zero_d_max_dim_values", lambda m, t: torch.max(t.s * 2, 0)[0]),
+    ("zero_d_min_dim_values", lambda m, t: torch.min(t.s * 2, -1)[0]),
+    ("zero_d_var", lambda m, t: torch.var(t.s * 2, 0, correction=0)),
+    ("zero_d_sum_int", lambda m, t: torch.sum(t.si * 3, 0)),
+    ("zero_d_amax_half", lambda m, t: torch.amax(t.sh * 2, 0, keepdim=True)),
+    ("zero_d_norm", lambda m, t: torch.linalg.vector_norm(t.s * 2, 2, 0)),
+    # -- softmax and scans over a 0-d tensor
+    ("zero_d_softmax", lambda m, t: torch.softmax(t.s * 2, 0)),
+    ("zero_d_log_softmax", lambda m, t: torch.log_softmax(t.s * 2, -1)),
+    ("zero_d_cumsum", lambda m, t: torch.cumsum(t.s * 2, 0)),
+    # -- views and shape ops on a 0-d tensor
+    ("zero_d_squeeze_dim0", lambda m, t: torch.squeeze(t.s * 2, 0)),
+    ("zero_d_squeeze_neg1", lambda m, t: torch.squeeze(t.s * 2, -1)),
+    ("zero_d_squeeze_input", lambda m, t: torch.squeeze(t.s, 0) * 2),
+    ("zero_d_unsqueeze", lambda m, t: torch.unsqueeze(t.s * 2, 0)),
+    ("zero_d_transpose", lambda m, t: torch.transpose(t.s * 2, 0, -1)),
+    ("zero_d_permute", lambda m, t: (t.s * 2).permute(())),
+    ("zero_d_flip", lambda m, t: torch.flip(t.s * 2, [0])),
+    ("zero_d_roll", lambda m, t: torch.roll(t.s * 2, 1)),
+    ("zero_d_view", lambda m, t: (t.s * 2).view(1, 1, 1)),
+    ("zero_d_flatten", lambda m, t: torch.flatten(t.s * 2, 0, -1)),
+    ("zero_d_stack", lambda m, t: torch.stack([t.s, t.s * 2])),
+    ("zero_d_repeat", lambda m, t: (t.s * 2).repeat(2, 3)),
+    ("zero_d_cat_unsqueezed", lambda m, t: torch.cat([t.s.unsqueeze(0), t.a[0]], 0)),
+    # -- indexing a 0-d tensor or with a 0-d index
+    ("zero_d_index_select", lambda m, t: torch.index_select(t.s * 2, 0, t.i1)),
+    ("zero_d_index_select_0d_index", lambda m, t: torch.index_select(t.s * 2, -1, t.i0)),
+    ("index_select_0d_index", lambda m, t: torch.index_select(t.a * 2, 1, t.i0)),
+    ("zero_d_gather", lambda m, t: torch.gather(t.s * 2, 0, t.i0)),
+    ("zero_d_scatter", lambda m, t: torch.scatter(t.s * 2, 0, t.i0, t.s + 5)),
+    ("zero_d_scatter_add", lambda m, t: (t.s * 2).scatter_add(0, t.i0, t.s)),
+    ("zero_d_scatter_reduce", lambda m, t: (t.s * 2).scatter_reduce(0, t.i0, t.s + 1, "amax")),
+    ("zero_d_embedding", lambda m, t: F.embedding(t.i0 + 1, t.table) * 2),
+    ("zero_d_where", lambda m, t: torch.where(t.sb, t.s, -t.s)),
+    ("zero_d_masked_fill", lambda m, t: (t.s * 2).masked_fill(t.s > 0, 1.5)),
+    # -- sorting a 0-d tensor
+    ("zero_d_sort", lambda m, t: torch.sort(t.s * 2, 0)[0]),
+    ("zero_d_sort_indices", lambda m, t: torch.sort(t.s * 2, -1, descending=True)[1]),
+    ("zero_d_argsort", lambda m, t: torch.argsort(t.s * 2, 0)),
+    ("zero_d_topk", lambda m, t: torch.topk(t.s * 2, 1, 0)[0]),
+    ("zero_d_topk_indices", lambda m, t: torch.topk(t.s * 2, 1, -1)[1]),
+    ("zero_d_kthvalue", lambda m, t: torch.kthvalue(t.s * 2, 1, 0)[0]),
+    # -- reductions and scans with a size-0 dim
+    ("size0_sum_reduced", lambda m, t: t.z.sum(0) + 1),
+    ("size0_sum_kept", lambda m, t: t.z.sum(1)),
+    ("size0_sum_trailing", lambda m, t: t.ze.sum(1, keepdim=True) + 1),
+    ("size0_prod_reduced", lambda m, t: t.ze.prod(1)),
+    ("size0_mean_kept", lambda m, t: t.z.mean(1)),
+    ("size0_amax_kept", lambda m, t: t.z.amax(1)),
+    ("size0_amin_kept_keepdim", lambda m, t: t.z.amin(-1, keepdim=True)),
+    ("size0_argmax_kept", lambda m, t: t.z.argmax(1)),
+    ("size0_any_reduced", lambda m, t: (t.ze > 0).any(1)),
+    ("size0_var_kept", lambda m, t: t.z.var(1)),
+    ("size0_max_dim_kept", lambda m, t: t.z.max(1)[0]),
+    ("size0_softmax", lambda m, t: torch.softmax(t.z, 1)),
+    ("size0_softmax_over_empty", lambda m, t: torch.softmax(t.ze, 1)),
+    ("size0_log_softmax", lambda m, t: torch.log_softmax(t.z, 0)),
+    ("size0_cumsum", lambda m, t: torch.cumsum(t.ze, 1)),
+    ("size0_cumsum_kept", lambda m, t: torch.cumsum(t.z, 1)),
+    # -- products with a size-0 dim (M = 0, N = 0, K = 0)
+    ("size0_matmul_rows", lambda m, t: t.z @ t.a.t()),
+    ("size0_matmul_cols", lambda m, t: t.a @ t.z.t()),
+    ("size0_matmul_inner", lambda m, t: t.ze @ t.zk),
+    ("size0_addmm_inner", lambda m, t: torch.addmm(t.a[0, :1] + 1, t.ze, t.zk)),
+    ("size0_bmm", lambda m, t: torch.bmm(t.ze.unsqueeze(0), t.zk.unsqueeze(0))),
+    ("size0_linear", lambda m, t: m.fc(t.z)),
+    # -- nn layers on an empty batch
+    ("size0_conv2d", lambda m, t: m.conv(t.img0)),
+    ("size0_batch_norm", lambda m, t: m.bn(t.img0)),
+    ("size0_layer_norm", lambda m, t: m.ln(t.z)),
+    ("size0_max_pool2d", lambda m, t: F.max_pool2d(t.img0, 2)),
+    ("size0_avg_pool2d", lambda m, t: F.avg_pool2d(t.img0, 3, stride=2)),
+    ("size0_adaptive_avg_pool2d", lambda m, t: F.adaptive_avg_pool2d(t.img0, 2)),
+    ("size0_interpolate", lambda m, t: F.interpolate(t.img0, scale_factor=2.0, mode="nearest")),
+    ("size0_sdpa_no_queries", lambda m, t: F.scaled_dot_product_attention(t.q0, t.kv, t.kv)),
+    ("size0_relu", lambda m, t: F.relu(t.z)),
+    # -- shape ops with a size-0 dim
+    ("size0_cat", lambda m, t: torch.cat([t.z, t.a, t.z], 0)),
+    ("size0_cat_trailing", lambda m, t: torch.cat([t.ze, t.a], 1)),
+    ("size0_stack", lambda m, t: torch.stack([t.z, t.z + 1], 1)),
+    ("size0_reshape", lambda m, t: t.z.reshape(2, 0, 2)),
+    ("size0_permute", lambda m, t: t.z.permute(1, 0) + 1),
+    ("size0_expand", lambda m, t: t.z.unsqueeze(0).expand(3, 0, 4) + 1),
+    ("size0_slice", lambda m, t: t.z[:, 1:3] + 1),
+    ("size0_select", lambda m, t: t.z.select(1, 2) + 1),
+    ("size0_squeeze", lambda m, t: t.z.unsqueeze(1).squeeze(1) + 1),
+    ("size0_split", lambda m, t: torch.split(t.z, 3, 1)[1] + 1),
+    ("size0_flip", lambda m, t: t.ze.flip(0) + 1),
+    ("size0_roll", lambda m, t: torch.roll(t.z, 1, 1)),
+    ("size0_pad", lambda m, t: F.pad(t.z, (1, 2))),
+    ("size0_pad_kept", lambda m, t: F.pad(t.ze, (1, 1), value=2.0)),
+    ("size0_tril", lambda m, t: torch.tril(t.ze + 1)),
+    ("size0_diagonal", lambda m, t: torch.diagonal(t.z) + 1),
+    ("size0_repeat", lambda m, t: t.z.repeat(3, 1)),
+    # -- indexing with a size-0 dim or an empty index
+    ("size0_index_select_empty_index", lambda m, t: torch.index_select(t.a, 0, t.zi)),
+    ("size0_index_select_of_empty", lambda m, t: torch.index_select(t.z, 1, t.i1)),
+    ("size0_gather", lambda m, t: torch.gather(t.a, 1, t.zi.reshape(3, 0))),
+    ("size0_embedding", lambda m, t: F.embedding(t.zi, t.table)),
+    ("size0_scatter", lambda m, t: torch.scatter(t.a, 0, t.zi.reshape(0, 4), t.z)),
+    ("size0_index_tensor", lambda m, t: t.a[t.zi] + 1),
+    ("size0_where", lambda m, t: torch.where(t.z > 0, t.z, 0.0)),
+    ("size0_sort", lambda m, t: torch.sort(t.z, 1)[0]),
+    ("size0_sort_over_empty", lambda m, t: torch.sort(t.ze, 1)[1]),
+    ("size0_topk", lambda m, t: torch.topk(t.z, 2, 1)[0]),
+    # -- creation
+    ("size0_arange", lambda m, t: torch.arange(0).float() + t.z.sum()),
+    ("size0_full", lambda m, t: torch.full((0, 3), 2.0) + t.z[:, :3]),
+    ("zero_d_full", lambda m, t: torch.full((), 2.0) * t.s),
+]
+
 SUITES: dict[str, Suite] = {
     s.name: s
     for s in [
@@ -1857,6 +2020,7 @@ SUITES: dict[str, Suite] = {
         Suite("sort_bag", _sort_bag_inputs, SORT_BAG_CASES, _sort_bag_submodules),
         Suite("spatial3d", _spatial3d_inputs, SPATIAL3D_CASES, _spatial3d_submodules),
         Suite("data_dependent", _data_dependent_inputs, DATA_DEPENDENT_CASES),
+        Suite("degenerate", _degenerate_inputs, DEGENERATE_CASES, _degenerate_submodules),
     ]
 }
 

@@ -75,13 +75,33 @@ def work_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("ops")
 
 
+class _Exports:
+    """{suite: (folder with train.pt2, core.pt2, inputs/, expected/, expected_fp64/,
+    manifest.json), manifest}, each suite exported once, when a test first asks for it (so
+    `-k SUITE` exports only that suite)."""
+
+    def __init__(self, root):
+        self.root = root
+        self.done = {}
+
+    def __getitem__(self, name):
+        if name not in self.done:
+            torch_threads = suites.torch.get_num_threads()
+            suites.torch.set_num_threads(1)  # reproducible expected outputs
+            try:
+                folder = suites.export_suite(suites.SUITES[name], self.root)
+            finally:
+                suites.torch.set_num_threads(torch_threads)
+            self.done[name] = (folder, json.loads((folder / "manifest.json").read_text()))
+        return self.done[name]
+
+    def items(self):
+        return [(name, self[name]) for name in suites.SUITES]
+
+
 @pytest.fixture(scope="session")
 def exported(work_dir):
-    """Exports every suite once: {suite: folder with train.pt2, core.pt2, inputs/, expected/,
-    expected_fp64/, manifest.json}."""
-    folders = suites.export_all(work_dir / "export")
-    return {name: (folder, json.loads((folder / "manifest.json").read_text()))
-            for name, folder in folders.items()}
+    return _Exports(work_dir / "export")
 
 
 def _run(command, **kwargs):

@@ -534,6 +534,13 @@ int api(Setup &setup) {
                TC_ERROR_INVALID_ARGUMENT, "run(too few outputs)");
   expectStatus(model_run(context, in, inputs, nullptr, outputs, &error), error,
                TC_ERROR_INVALID_ARGUMENT, "run(NULL outputs)");
+  // Says what is wrong: not "expected N output(s), got N".
+  if (std::strstr(error.message, "outputs is null") == nullptr)
+    fail("api: run(NULL outputs) says '%s', not that outputs is null", error.message);
+  expectStatus(model_output_shapes(in, inputs, nullptr, outputs, &error), error,
+               TC_ERROR_INVALID_ARGUMENT, "output_shapes(NULL outputs)");
+  if (std::strstr(error.message, "outputs is null") == nullptr)
+    fail("api: output_shapes(NULL outputs) says '%s', not that outputs is null", error.message);
   ++gApiChecks;
   if (model_run(context, in, inputs, nullptr, outputs, nullptr) != TC_ERROR_INVALID_ARGUMENT)
     fail("api: run(NULL outputs) with a NULL tc_error");

@@ -457,6 +457,16 @@ TEST_CASE("normalizeDim wraps negative dims and rejects out-of-range ones") {
   CHECK(normalizeDim(0, 0).error().message() == "dim 0 out of range for rank 0");
 }
 
+TEST_CASE("reducedDims: all dims for an empty list, negative dims wrap, none for a 0-d input") {
+  CHECK(reducedDims({}, 3) == std::vector<int64_t>{0, 1, 2});
+  CHECK(reducedDims({-1, 0}, 3) == std::vector<int64_t>{0, 2});
+  CHECK(reducedDims({1, -2}, 3) == std::vector<int64_t>{1});
+  // A 0-d tensor's dim 0 / -1 is its one element: nothing of the shape is folded.
+  CHECK(reducedDims({0}, 0).empty());
+  CHECK(reducedDims({-1}, 0).empty());
+  CHECK(reducedDims({}, 0).empty());
+}
+
 TEST_CASE("broadcastShapes: NumPy rules with symbolic dims") {
   CHECK(broadcast("[2,3]", "[3]") == "[2,3]");
   CHECK(broadcast("[2,1]", "[1,3]") == "[2,3]");
@@ -1126,6 +1136,13 @@ TEST_CASE("embedding and index_select") {
         "error: index_select indices must have rank 0 or 1, got i64[2,2]");
   CHECK(infer(OpKind::IndexSelect, {"f32[5,4]", "i64[2]"}, attrs({{"dim", intAttr(2)}})) ==
         "error: dim 2 out of range for rank 2");
+  // A 0-d input takes dim 0 and -1 (PyTorch's rule) and one index; the result stays 0-d.
+  CHECK(infer(OpKind::IndexSelect, {"f32[]", "i64[1]"}, attrs({{"dim", intAttr(0)}})) == "f32[]");
+  CHECK(infer(OpKind::IndexSelect, {"f32[]", "i64[]"}, attrs({{"dim", intAttr(-1)}})) == "f32[]");
+  CHECK(infer(OpKind::IndexSelect, {"f32[]", "i64[2]"}, attrs({{"dim", intAttr(0)}})) ==
+        "error: index_select of a 0-d input takes one index, got i64[2]");
+  CHECK(infer(OpKind::IndexSelect, {"f32[]", "i64[1]"}, attrs({{"dim", intAttr(1)}})) ==
+        "error: dim 1 out of range for rank 0");
 }
 
 } // namespace
