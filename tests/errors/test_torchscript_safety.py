@@ -8,6 +8,7 @@ writes `-o`, nothing else, whatever the file holds.
 - Damaged files (storages shorter than their pickle says, a debug_pkl that claims a 4 GiB
   string, deep pickles, deep nesting in code) are refused with exit 4 and one error line before
   libtorch reads them, quickly and without large allocations.
+- A crash inside libtorch (a parser stack overflow) is the child's: exit 4, one line.
 - A few hundred damaged copies of a real file through the confined importer all end cleanly.
 
 The checks before libtorch run in every thunderc; the tests that need the TorchScript importer
@@ -273,6 +274,27 @@ def test_a_raw_deflate_bomb_is_bounded(traced, tmp_path):
 
 
 # ---- damaged files through the confined importer ----
+
+def test_a_crash_inside_libtorch_is_contained(importer, traced, tmp_path):
+    """200,000 `elif`s: libtorch's parser recurses once per branch and overflows its stack. No
+    check before libtorch bounds this (each branch is one line at one level); the confined
+    child dies, thunderc says so in one line and writes nothing."""
+    def edit(entries):
+        code = member(entries, "safety.py")
+        lines = entries[code].decode().split("\n")
+        at = next(i for i, line in enumerate(lines) if line.strip().startswith("return"))
+        indent = lines[at][:len(lines[at]) - len(lines[at].lstrip())]
+        chain = [f"{indent}if 0 == 1:", f"{indent}  pass"]
+        for k in range(2, 200000):
+            chain += [f"{indent}elif 0 == {k}:", f"{indent}  pass"]
+        lines[at:at] = chain
+        entries[code] = "\n".join(lines).encode()
+    out = tmp_path / "out"
+    one_error_line(run(rewrite(traced, tmp_path, edit), "-o", out), EXIT_INVALID,
+                   r"the TorchScript importer \(libtorch, in a confined process\) was killed by "
+                   r"signal 11 \(Segmentation fault\) while reading the file")
+    assert not out.exists()
+
 
 def test_damaged_copies_end_cleanly(importer, tmp_path):
     template = HERE.parent / "fuzz" / "data" / "template.pt"
