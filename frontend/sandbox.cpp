@@ -19,6 +19,14 @@
 #define THUNDERC_HAVE_SECCOMP 1
 #endif
 
+#if defined(__SANITIZE_ADDRESS__)
+#define THUNDERC_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define THUNDERC_ASAN 1
+#endif
+#endif
+
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
@@ -63,7 +71,8 @@ bool arrangeDescriptors(int stderrWrite, int resultWrite) {
     _exit(125);
   setLimit(RLIMIT_CORE, 0, 0);
   setLimit(RLIMIT_FSIZE, 0, 0);
-  setLimit(RLIMIT_AS, limits.addressSpaceBytes, limits.addressSpaceBytes);
+  if (limitsAddressSpace())
+    setLimit(RLIMIT_AS, limits.addressSpaceBytes, limits.addressSpaceBytes);
   setLimit(RLIMIT_CPU, limits.cpuSeconds, limits.cpuSeconds + 5);
   prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   int code = 124;
@@ -203,6 +212,14 @@ constexpr long kDeniedCalls[] = {
 #endif
 
 } // namespace
+
+bool limitsAddressSpace() {
+#ifdef THUNDERC_ASAN
+  return false;
+#else
+  return true;
+#endif
+}
 
 std::string SandboxOutcome::describe() const {
   if (timedOut)

@@ -45,6 +45,11 @@ struct SandboxOutcome {
 Expected<SandboxOutcome> runConfined(const SandboxLimits &limits,
                                      const std::function<int(int resultFd)> &body);
 
+/// Whether runConfined applies SandboxLimits::addressSpaceBytes: not in AddressSanitizer
+/// builds, whose shadow memory reserves terabytes of address space (there, memory is bounded
+/// by the other checks only).
+bool limitsAddressSpace();
+
 /// Installs the system-call filter in the calling (child) process, for good: opening any file,
 /// creating, renaming, deleting or changing files, executing programs, creating processes
 /// (threads remain allowed), sockets, signals to other processes, ptrace, mounts, module and
