@@ -14,9 +14,19 @@
 namespace thunderc::frontend {
 namespace {
 
-// A member's bytes, inflated when it is deflated; bounded by the member's declared size, which
-// the caller bounded first.
-Expected<std::vector<uint8_t>> memberBytes(const ZipArchive &zip, const ZipEntry &entry) {
+
+bool startsWith(const std::string &text, std::string_view prefix) {
+  return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
+}
+
+bool endsWith(const std::string &text, std::string_view suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+} // namespace
+
+Expected<std::vector<uint8_t>> readMember(const ZipArchive &zip, const ZipEntry &entry) {
   if (entry.method == 0) {
     TC_ASSIGN_OR_RETURN(std::span<const uint8_t> bytes, zip.read(entry, /*verifyCrc=*/true));
     return std::vector<uint8_t>(bytes.begin(), bytes.end());
@@ -41,17 +51,6 @@ Expected<std::vector<uint8_t>> memberBytes(const ZipArchive &zip, const ZipEntry
     return invalidInput("CRC-32 mismatch");
   return out;
 }
-
-bool startsWith(const std::string &text, std::string_view prefix) {
-  return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
-}
-
-bool endsWith(const std::string &text, std::string_view suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-} // namespace
 
 Status checkTorchScriptSource(std::string_view source, const TorchScriptArchiveLimits &limits) {
   int depth = 0, line = 1, chain = 0, powers = 0, conditionals = 0;
@@ -207,7 +206,7 @@ Status checkTorchScriptArchive(const ZipArchive &zip, const TorchScriptArchiveLi
     if (codeBytes > limits.maxCodeBytes)
       return where(invalidInput("the code and pickle members exceed thunderc's limit of " +
                                 std::to_string(limits.maxCodeBytes) + " bytes together"));
-    Expected<std::vector<uint8_t>> bytes = memberBytes(zip, entry);
+    Expected<std::vector<uint8_t>> bytes = readMember(zip, entry);
     if (!bytes.ok())
       return where(bytes.error());
     if (isCode) {

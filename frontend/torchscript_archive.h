@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "frontend/pickle_check.h"
 #include "frontend/zip_reader.h"
@@ -29,6 +30,10 @@ struct TorchScriptArchiveLimits {
 /// than stored or deflate.
 Status checkTorchScriptArchive(const ZipArchive &zip,
                                const TorchScriptArchiveLimits &limits = {});
+
+/// A member's uncompressed bytes (stored, or deflated as torch.jit.save writes code), checked
+/// against the size and CRC-32 the zip directory declares. The caller bounds entry.size.
+Expected<std::vector<uint8_t>> readMember(const ZipArchive &zip, const ZipEntry &entry);
 
 /// The nesting check of serialized TorchScript source alone (exposed for tests).
 Status checkTorchScriptSource(std::string_view source, const TorchScriptArchiveLimits &limits);

@@ -6,8 +6,6 @@
 // the count of its pickle and code members, and the archive is rebuilt around it
 // (tests/support/test_zip.h, every member stored), so mutations reach the pickle machine and
 // the code scan instead of failing CRC checks.
-#include <zlib.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -25,26 +23,6 @@ struct Template {
   std::vector<size_t> checked; ///< the members that are pickles or code
 };
 
-std::string inflated(const thunderc::frontend::ZipArchive &zip,
-                     const thunderc::frontend::ZipEntry &entry) {
-  const std::span<const uint8_t> raw = zip.readRaw(entry);
-  if (entry.method == 0)
-    return std::string(raw.begin(), raw.end());
-  std::string out(entry.size, '\0');
-  uLongf length = entry.size;
-  z_stream stream{};
-  if (inflateInit2(&stream, -MAX_WBITS) != Z_OK)
-    std::abort();
-  stream.next_in = const_cast<Bytef *>(raw.data());
-  stream.avail_in = static_cast<uInt>(raw.size());
-  stream.next_out = reinterpret_cast<Bytef *>(out.data());
-  stream.avail_out = static_cast<uInt>(length);
-  if (inflate(&stream, Z_FINISH) != Z_STREAM_END)
-    std::abort();
-  inflateEnd(&stream);
-  return out;
-}
-
 const Template &archiveTemplate() {
   static const Template loaded = [] {
     using namespace thunderc::frontend;
@@ -57,7 +35,10 @@ const Template &archiveTemplate() {
       const bool pickle = name.ends_with(".pkl") || name.ends_with(".debug_pkl");
       if (pickle || name.ends_with(".py"))
         result.checked.push_back(result.members.size());
-      result.members.push_back({name, inflated(*zip, entry), 0});
+      thunderc::Expected<std::vector<uint8_t>> bytes = readMember(*zip, entry);
+      if (!bytes.ok())
+        std::abort();
+      result.members.push_back({name, std::string(bytes->begin(), bytes->end()), 0});
     }
     if (result.checked.empty())
       std::abort();
