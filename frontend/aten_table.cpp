@@ -9,6 +9,7 @@
 #include <string_view>
 #include <utility>
 
+#include "frontend/aten/decompose.h"
 #include "frontend/aten_complex.h"
 #include "frontend/aten_fft.h"
 #include "frontend/aten_scatter.h"
@@ -227,15 +228,6 @@ Status importPow(NodeImport &node) {
   return importBinaryNamed<OpKind::Pow>(node, "self", "exponent");
 }
 
-Status importDivMode(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(std::optional<std::string> mode, node.optionalString("rounding_mode"));
-  if (!mode)
-    return importBinary<OpKind::Div>(node);
-  if (*mode == "floor")
-    return importBinary<OpKind::FloorDivide>(node);
-  return node.unsupportedFeature("div with rounding_mode '" + *mode + "'");
-}
-
 // bitwise and/or/xor/not: on bool tensors the logical ops (masks combined with & | ^ ~), on
 // integers the bitwise ops.
 template <OpKind LogicalOp, OpKind BitwiseOp> Status importBitwise(NodeImport &node) {
@@ -317,31 +309,6 @@ Status importVar(NodeImport &node) {
   attrs.set("dims", dims);
   attrs.set("keepdim", keepdim);
   return emitOne(node, OpKind::Var, {self}, std::move(attrs));
-}
-
-Status importArgmax(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
-  TC_ASSIGN_OR_RETURN(std::optional<int64_t> dim, node.optionalInt("dim"));
-  if (!dim)
-    return node.unsupportedFeature("argmax over the flattened tensor (dim=None)");
-  TC_ASSIGN_OR_RETURN(int64_t normalized, normalizedDim(node, *dim, self->type().rank()));
-  TC_ASSIGN_OR_RETURN(bool keepdim, node.boolArg("keepdim"));
-  AttrMap attrs;
-  attrs.set("dim", normalized);
-  attrs.set("keepdim", keepdim);
-  return emitOne(node, OpKind::Argmax, {self}, std::move(attrs));
-}
-
-// max.dim / min.dim: (values, indices); values via amax/amin, indices only for max.
-template <OpKind Op> Status importMaxMinDim(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
-  TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
-  TC_ASSIGN_OR_RETURN(int64_t normalized, normalizedDim(node, dim, self->type().rank()));
-  TC_ASSIGN_OR_RETURN(bool keepdim, node.boolArg("keepdim"));
-  AttrMap attrs;
-  attrs.set("dims", std::vector<int64_t>{normalized});
-  attrs.set("keepdim", keepdim);
-  return emitOne(node, Op, {self}, std::move(attrs));
 }
 
 // ---- normalization, softmax ----
@@ -1334,28 +1301,6 @@ Status importNativeDropout(NodeImport &node) {
   return Status::success();
 }
 
-// argmin(x, dim) = argmax of x in reversed order: -x for floating x (exact; NaN stays NaN and
-// is still the first pick, like PyTorch), ~x for integers (exact, no overflow at the minimum).
-// Ties keep the first index either way. One elementwise op in front of the argmax kernel,
-// rather than a second reduction kernel per target.
-Status importArgmin(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
-  TC_ASSIGN_OR_RETURN(std::optional<int64_t> dim, node.optionalInt("dim"));
-  if (!dim)
-    return node.unsupportedFeature("argmin over the flattened tensor (dim=None)");
-  TC_ASSIGN_OR_RETURN(int64_t normalized, normalizedDim(node, *dim, self->type().rank()));
-  TC_ASSIGN_OR_RETURN(bool keepdim, node.boolArg("keepdim"));
-  DType dtype = self->type().dtype;
-  if (dtype == DType::Bool)
-    return node.unsupportedFeature("argmin of a bool tensor (PyTorch has no such kernel)");
-  OpKind reverse = ir::isFloatingPoint(dtype) ? OpKind::Neg : OpKind::BitwiseNot;
-  Value *reversed = node.emitTemp(reverse, {self}, self->type());
-  AttrMap attrs;
-  attrs.set("dim", normalized);
-  attrs.set("keepdim", keepdim);
-  return emitOne(node, OpKind::Argmax, {reversed}, std::move(attrs));
-}
-
 // ---- padding, resampling and 1-d pools ----
 
 // PyTorch lists pads last dim first ([left, right, top, bottom, ...], covering the last
@@ -1574,8 +1519,6 @@ constexpr TableEntry kTable[] = {
     {"aten.rsub.Tensor", importRsub},
     {"aten.rsub.Scalar", importRsub},
     {"aten.mul_.Tensor", importInplaceBinary<OpKind::Mul>},
-    {"aten.div.Tensor_mode", importDivMode},
-    {"aten.div.Scalar_mode", importDivMode},
     {"aten.pow.Tensor_Scalar", importPow},
     {"aten.pow.Tensor_Tensor", importPow},
     {"aten.pow.Scalar", importPowScalarBase},
@@ -1603,9 +1546,6 @@ constexpr TableEntry kTable[] = {
     {"aten.any.default", importReduction<OpKind::Any>},
     {"aten.var.correction", importVar},
     {"aten.var.dim", importVar},
-    {"aten.argmax.default", importArgmax},
-    {"aten.max.dim", importMaxMinDim<OpKind::Amax>},
-    {"aten.min.dim", importMaxMinDim<OpKind::Amin>},
     // normalization and softmax
     {"aten.softmax.int", importSoftmax<OpKind::Softmax>},
     {"aten._softmax.default", importSoftmax<OpKind::Softmax>},
@@ -1693,7 +1633,6 @@ constexpr TableEntry kTable[] = {
     {"aten.empty.memory_format", importEmpty},
     {"aten.empty_strided.default", importEmpty},
     {"aten.native_dropout.default", importNativeDropout},
-    {"aten.argmin.default", importArgmin},
     // padding, resampling and 1-d pools
     {"aten.constant_pad_nd.default", importConstantPad},
     {"aten.pad.default", importPad},
@@ -1870,7 +1809,9 @@ ImportFunction findImportFunction(std::string_view target) {
   constexpr std::string_view kAten = "aten.";
   if (!target.starts_with(kAten))
     return nullptr;
-  return findGenericImport(target.substr(kAten.size()));
+  if (ImportFunction generic = findGenericImport(target.substr(kAten.size())))
+    return generic;
+  return findDecomposition(target);
 }
 
 std::vector<std::string> importTableTargets() {
@@ -1891,6 +1832,8 @@ std::vector<std::string> importTableTargets() {
     targets.push_back(std::move(target));
   for (std::string_view assertion : kDroppedAssertions)
     targets.emplace_back(assertion);
+  for (std::string &target : decompositionTargets())
+    targets.push_back(std::move(target));
   return targets;
 }
 

@@ -5,7 +5,8 @@ torch.export omits every argument left at its schema default, so the importer ne
 op's schema to fill them back in (docs/PT2_FORMAT.md section 2.3). This script reads the
 schemas from the INSTALLED torch, so the table matches the torch that wrote the models:
 
-  1. collect every aten overload tagged torch.Tag.core, plus EXTRA_OVERLOADS (training-IR
+  1. collect every aten overload tagged torch.Tag.core, plus the overloads of the
+     decomposition table (frontend/aten/decompositions.def), plus EXTRA_OVERLOADS (training-IR
      and common ops that are not core); an extra entry that does not resolve is an error;
   2. check every default value is of a kind frontend/op_schema.cpp can convert into the
      serialized Argument form, and fail listing the ones that are not;
@@ -191,12 +192,22 @@ def core_overloads():
     return found
 
 
+DECOMPOSITIONS = REPO_ROOT / "frontend" / "aten" / "decompositions.def"
+
+
+def decomposition_overloads():
+    """The overloads frontend/aten/decompositions.def states (TC_DECOMPOSE("<op>.<overload>", ...))."""
+    import re
+    text = DECOMPOSITIONS.read_text()
+    return re.findall(r'^TC_DECOMPOSE\("([A-Za-z0-9_]+\.[A-Za-z0-9_]+)"', text, flags=re.M)
+
+
 def selected_overloads():
     duplicates = sorted({q for q in EXTRA_OVERLOADS if EXTRA_OVERLOADS.count(q) > 1})
     if duplicates:
         fail(f"duplicate entries in EXTRA_OVERLOADS: {', '.join(duplicates)}")
     selected = core_overloads()
-    for qualified in EXTRA_OVERLOADS:
+    for qualified in EXTRA_OVERLOADS + decomposition_overloads():
         name, _, overload = qualified.rpartition(".")
         selected[(name, overload)] = resolve_overload(qualified)
     return selected

@@ -1,0 +1,252 @@
+"""PyTorch's own OpInfo samples as exported programs: every OpInfo of
+torch.testing._internal.common_methods_invocations.op_db, its first float32 samples, each
+wrapped in a module whose inputs are the sample's tensors, exported at the training IR
+(torch.export.export) and at core ATen (run_decompositions()).
+
+This file is the generator; tests/ops/test_opinfo.py is the CI test over it, and
+
+    python3 tests/ops/opinfo.py --survey --out /tmp/opinfo [--only NAME,...] [--jobs N]
+
+exports every sample, runs `thunderc X.pt2 --emit=ir` on both levels and prints, per level, how
+many programs import and which ops stop the rest (most frequent first): the live record of what
+thunderc is missing, measured as a user would meet it.
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.utils._pytree as pytree
+
+REPO = Path(__file__).resolve().parent.parent.parent
+LEVELS = ("train", "core")
+MAX_SAMPLES = 2
+
+
+def _op_db():
+    from torch.testing._internal.common_methods_invocations import op_db
+    return op_db
+
+
+def opinfo_id(opinfo) -> str:
+    return opinfo.name + ("." + opinfo.variant_test_name if opinfo.variant_test_name else "")
+
+
+class SampleModule(torch.nn.Module):
+    """Calls `fn(*args, **kwargs)` where the sample's tensors are the module's inputs (in
+    pytree order) and everything else is a constant of the program."""
+
+    def __init__(self, fn, spec, constants):
+        super().__init__()
+        self.fn = fn
+        self.spec = spec
+        self.constants = constants  # leaf index -> non-tensor leaf
+
+    def forward(self, *tensors):
+        leaves, it = [], iter(tensors)
+        for i in range(self.spec.num_leaves):
+            leaves.append(self.constants[i] if i in self.constants else next(it))
+        args, kwargs = pytree.tree_unflatten(leaves, self.spec)
+        out = self.fn(*args, **kwargs)
+        flat = [x for x in pytree.tree_leaves(out) if isinstance(x, torch.Tensor)]
+        return tuple(flat)
+
+
+def samples_of(opinfo, dtype=torch.float32, limit=MAX_SAMPLES):
+    """(module, input tensors) for the first `limit` samples of `opinfo` in `dtype`."""
+    if dtype not in opinfo.supported_dtypes("cpu"):
+        return []
+    out = []
+    torch.manual_seed(0)
+    for sample in opinfo.sample_inputs("cpu", dtype, requires_grad=False):
+        if len(out) >= limit:
+            break
+        call = ((sample.input, *sample.args), dict(sample.kwargs))
+        leaves, spec = pytree.tree_flatten(call)
+        tensors = [x for x in leaves if isinstance(x, torch.Tensor)]
+        constants = {i: x for i, x in enumerate(leaves) if not isinstance(x, torch.Tensor)}
+        if any(callable(c) for c in constants.values()):
+            continue  # a Python function argument: not a program constant
+        module = SampleModule(lambda *a, **k: opinfo.op(*a, **k), spec, constants)
+        out.append((module, tuple(t.clone() for t in tensors)))
+    return out
+
+
+def _to_numpy(t: torch.Tensor) -> np.ndarray:
+    return np.array(t.detach().contiguous().numpy(), order="C", copy=True)
+
+
+def _save(folder: Path, prefix: str, tensors) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, t in enumerate(tensors):
+        np.save(folder / f"{prefix}_{i}.npy", _to_numpy(t), allow_pickle=False)
+
+
+def _fp64(t):
+    return t.double() if t.is_floating_point() else t
+
+
+def export_sample(module, tensors, folder: Path, with_data=True):
+    """Writes train.pt2 and core.pt2 (and with_data: inputs/, expected/, expected_fp64/) to
+    `folder`; returns why the sample is not a test (an export error, complex tensors, ...) or
+    None."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if any(t.is_complex() for t in tensors):
+        return "complex input (a program input is real)"
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            expected = [o.clone() for o in module(*[t.clone() for t in tensors])]
+            if not expected:
+                return "no tensor output"
+            if any(o.is_complex() for o in expected):
+                return "complex output (a program output is real)"
+            ep = torch.export.export(module, tuple(t.clone() for t in tensors))
+            torch.export.save(ep, folder / "train.pt2")
+            torch.export.save(ep.run_decompositions(), folder / "core.pt2")
+            if with_data:
+                try:
+                    expected64 = [o.clone() for o in module(*[_fp64(t) for t in tensors])]
+                except Exception:  # noqa: BLE001  (no fp64 kernel: compare with eager only)
+                    expected64 = None
+                _save(folder / "inputs", "input", tensors)
+                _save(folder / "expected", "output", expected)
+                if expected64 is not None and len(expected64) == len(expected):
+                    _save(folder / "expected_fp64", "output", expected64)
+                (folder / "sample.json").write_text(json.dumps(
+                    {"inputs": len(tensors), "outputs": len(expected)}))
+    except Exception as e:  # noqa: BLE001  (a sample torch.export cannot export)
+        return f"export: {type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
+    return None
+
+
+def check_interpreter(thunderc: str, folder: Path, level: str):
+    """Runs `thunderc LEVEL.pt2 --interpret` on the sample's inputs and compares every output
+    with eager (tests/golden/tolerances.py). Returns None when all match, else why not."""
+    sys.path.insert(0, str(REPO / "tests" / "golden"))
+    from tolerances import compare, load_npy
+    meta = json.loads((folder / "sample.json").read_text())
+    out = folder / "interpret" / level
+    out.mkdir(parents=True, exist_ok=True)
+    outputs = [out / f"output_{i}.npy" for i in range(meta["outputs"])]
+    inputs = [folder / "inputs" / f"input_{i}.npy" for i in range(meta["inputs"])]
+    r = subprocess.run([thunderc, str(folder / f"{level}.pt2"), "--interpret",
+                        "--inputs", ",".join(map(str, inputs)),
+                        "--outputs", ",".join(map(str, outputs))], capture_output=True, text=True)
+    if r.returncode:
+        return f"exit {r.returncode}: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}"
+    for i, path in enumerate(outputs):
+        expected = load_npy(folder / "expected" / f"output_{i}.npy")
+        ref = folder / "expected_fp64" / f"output_{i}.npy"
+        ok, err, how = compare(load_npy(path), expected, load_npy(ref) if ref.exists() else None)
+        if not ok:
+            return f"output {i}: max |thunderc - eager| = {err:.3g} ({how})"
+    return None
+
+
+_ATEN_CALL_RE = re.compile(r'aten_call\(.*\{target="([^"]+)"')
+_OP_RE = re.compile(r"(aten\.[A-Za-z0-9_]+\.[A-Za-z0-9_]+|[a-z_]+\.[A-Za-z0-9_]+\.[A-Za-z0-9_]+)")
+
+
+def refused_ops(stderr: str) -> list[str]:
+    ops = sorted(set(m.group(1) for m in _OP_RE.finditer(stderr)))
+    return ops or [stderr.strip().splitlines()[0][:120] if stderr.strip() else "(no message)"]
+
+
+def sample_id(oid: str, index: int) -> str:
+    return f"{oid}-{index}"
+
+
+def run_samples(out: Path, only, thunderc: str, jobs: int = 1, limit=MAX_SAMPLES):
+    """Exports every sample and checks both levels with the interpreter. Returns rows
+    {"id", "op", "export": why-not or None, "train"/"core": {"ok", "refused", "why"}}."""
+    from concurrent.futures import ThreadPoolExecutor
+    torch.set_num_threads(1)
+    rows = []
+    for opinfo in _op_db():
+        oid = opinfo_id(opinfo)
+        if only and oid not in only and opinfo.name not in only:
+            continue
+        try:
+            samples = samples_of(opinfo, limit=limit)
+        except Exception as e:  # noqa: BLE001
+            rows.append({"id": sample_id(oid, 0), "op": oid, "export": f"samples: {type(e).__name__}"})
+            continue
+        for index, (module, tensors) in enumerate(samples):
+            folder = out / sample_id(oid, index)
+            rows.append({"id": sample_id(oid, index), "op": oid,
+                         "export": export_sample(module, tensors, folder)})
+
+    def check(row, level):
+        folder = out / row["id"]
+        r = subprocess.run([thunderc, str(folder / f"{level}.pt2"), "--emit=ir", "-O0", "-q"],
+                           capture_output=True, text=True)
+        refused = sorted(set(_ATEN_CALL_RE.findall(r.stdout)))
+        if r.returncode:
+            return {"ok": False, "refused": refused_ops(r.stderr), "why": r.stderr.strip()[-300:]}
+        if refused:
+            return {"ok": False, "refused": refused, "why": "not compiled: " + ", ".join(refused)}
+        why = check_interpreter(thunderc, folder, level)
+        return {"ok": why is None, "refused": [], "why": why}
+
+    work = [(row, level) for row in rows if row["export"] is None for level in LEVELS]
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for (row, level), result in zip(work, pool.map(lambda w: check(*w), work)):
+            row[level] = result
+    return rows
+
+
+def summarize(rows) -> str:
+    exported = [r for r in rows if r.get("export") is None]
+    lines = [f"{len(rows)} samples, {len(exported)} exported "
+             f"({len(rows) - len(exported)} not testable: torch.export failed or complex I/O)"]
+    for level in LEVELS:
+        ok = sum(1 for r in exported if r[level]["ok"])
+        counts = collections.Counter()
+        wrong = []
+        for r in exported:
+            if r[level]["ok"]:
+                continue
+            if r[level]["refused"]:
+                for op in r[level]["refused"]:
+                    counts[op] += 1
+            else:
+                wrong.append(f"{r['id']}: {r[level]['why']}")
+        lines.append(f"\n{level}: {ok}/{len(exported)} pass "
+                     f"({100.0 * ok / max(1, len(exported)):.1f}%); {len(counts)} distinct refusals; "
+                     f"{len(wrong)} run but differ or fail")
+        lines += [f"  {n:4d}  {op}" for op, n in counts.most_common()]
+        lines += [f"  WRONG {w}" for w in wrong]
+    return "\n".join(lines)
+
+
+def survey(out: Path, only, thunderc: str, jobs: int):
+    rows = run_samples(out, only, thunderc, jobs)
+    (out / "survey.json").write_text(json.dumps(rows, indent=1))
+    print(summarize(rows))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--survey", action="store_true")
+    parser.add_argument("--only", default="")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--thunderc", default=os.environ.get("THUNDERC_BIN", str(REPO / "build/cli/thunderc")))
+    opts = parser.parse_args(argv)
+    opts.out.mkdir(parents=True, exist_ok=True)
+    if opts.survey:
+        survey(opts.out, [s for s in opts.only.split(",") if s] or None, opts.thunderc, opts.jobs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
