@@ -156,6 +156,12 @@ public:
 
   ImportState &state() { return state_; }
 
+  /// The same exported node read with another overload's schema (one whose arguments have the
+  /// same names, such as permute for permute_copy); call matchArguments() on it.
+  NodeImport withSchema(const OpSchema &schema) const {
+    return NodeImport(state_, node_, schema, name_, source_);
+  }
+
 private:
   Expected<const Json *> argument(std::string_view arg) const;
 

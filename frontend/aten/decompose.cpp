@@ -2,6 +2,7 @@
 // parser for the table's expressions and an evaluator that emits IR nodes through NodeImport.
 #include "frontend/aten/decompose.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -24,19 +25,24 @@ using ir::Value;
 
 struct Entry {
   std::string_view target; ///< "aten.addcmul.default"
-  std::string_view source; ///< the expression
+  std::string_view source; ///< the expression; empty for an alias
+  std::string_view alias;  ///< TC_ALIAS: the overload imported instead ("aten.permute.default")
 };
 
 constexpr Entry kEntries[] = {
-#define TC_DECOMPOSE(target, source) {"aten." target, source},
+#define TC_DECOMPOSE(target, source) {"aten." target, source, ""},
+#define TC_ALIAS(target, same) {"aten." target, "", "aten." same},
 #include "frontend/aten/decompositions.def"
+#undef TC_ALIAS
 #undef TC_DECOMPOSE
 };
 
 // ---- syntax ----
 
 struct Expr {
-  enum class Kind { Number, Name, String, Call, Unary, Binary, List, Ternary, IsNone };
+  enum class Kind {
+    Number, Name, String, Call, Unary, Binary, List, Ternary, IsNone, Comprehension, Subscript
+  };
   Kind kind = Kind::Number;
   std::string text;  ///< name, string, call name, or operator ("+", "not", "is not")
   double number = 0; ///< Number
@@ -258,12 +264,27 @@ private:
     }
     if (accept("[")) {
       result.kind = Expr::Kind::List;
-      if (!accept("]")) {
-        TC_ASSIGN_OR_RETURN(result.args, exprList());
-        if (!accept("]"))
-          return error("expected ']'");
+      if (accept("]"))
+        return postfix(std::move(result));
+      TC_ASSIGN_OR_RETURN(Expr first, expression());
+      if (acceptWord("for")) {
+        // [expr for name in list]
+        result.kind = Expr::Kind::Comprehension;
+        result.text = identifier();
+        if (result.text.empty() || !acceptWord("in"))
+          return error("expected 'NAME in' after 'for'");
+        TC_ASSIGN_OR_RETURN(Expr source, expression());
+        result.args = {std::move(first), std::move(source)};
+      } else {
+        result.args.push_back(std::move(first));
+        while (accept(",")) {
+          TC_ASSIGN_OR_RETURN(Expr next, expression());
+          result.args.push_back(std::move(next));
+        }
       }
-      return result;
+      if (!accept("]"))
+        return error("expected ']'");
+      return postfix(std::move(result));
     }
     std::string name = identifier();
     if (name.empty())
@@ -271,7 +292,7 @@ private:
     result.text = name;
     if (!accept("(")) {
       result.kind = Expr::Kind::Name;
-      return result;
+      return postfix(std::move(result));
     }
     result.kind = Expr::Kind::Call;
     if (accept(")"))
@@ -292,7 +313,41 @@ private:
     } while (accept(","));
     if (!accept(")"))
       return error("expected ')' after the arguments of " + name);
-    return result;
+    return postfix(std::move(result));
+  }
+
+  // list[i] and list[a:b] (either end may be left out; negative counts from the end).
+  Expected<Expr> postfix(Expr base) {
+    while (peekAfterSpace("[")) {
+      ++pos_;
+      Expr subscript;
+      subscript.kind = Expr::Kind::Subscript;
+      subscript.args.push_back(std::move(base));
+      Expr none;
+      none.kind = Expr::Kind::Name;
+      none.text = "None";
+      if (accept(":")) {
+        subscript.text = ":";
+        subscript.args.push_back(none);
+      } else {
+        TC_ASSIGN_OR_RETURN(Expr index, expression());
+        subscript.args.push_back(std::move(index));
+        if (accept(":"))
+          subscript.text = ":";
+      }
+      if (subscript.text == ":") {
+        if (peekAfterSpace("]")) {
+          subscript.args.push_back(none);
+        } else {
+          TC_ASSIGN_OR_RETURN(Expr end, expression());
+          subscript.args.push_back(std::move(end));
+        }
+      }
+      if (!accept("]"))
+        return error("expected ']'");
+      base = std::move(subscript);
+    }
+    return base;
   }
 
   std::string_view text_;
@@ -305,6 +360,8 @@ const std::map<std::string_view, Program> &programs() {
   static const std::map<std::string_view, Program> parsed = [] {
     std::map<std::string_view, Program> table;
     for (const Entry &entry : kEntries) {
+      if (!entry.alias.empty())
+        continue;
       Expected<Program> program = Parser(entry.source).parse();
       TC_CHECK(program.ok(), "frontend/aten/decompositions.def: " + std::string(entry.target) +
                                  ": " + (program.ok() ? "" : program.error().message()));
@@ -385,8 +442,16 @@ public:
   Status run(const Program &program) {
     for (const Statement &statement : program.statements) {
       if (!statement.target.empty()) {
-        TC_ASSIGN_OR_RETURN(Item value, eval(statement.results.front()));
-        locals_[statement.target] = std::move(value);
+        // Lazy: evaluated when first read, unless it rebinds a name (then now, so that the
+        // new expression sees the old value).
+        const std::string &name = statement.target;
+        if (locals_.count(name) || pending_.count(name)) {
+          TC_ASSIGN_OR_RETURN(Item value, eval(statement.results.front()));
+          pending_.erase(name);
+          locals_[name] = std::move(value);
+        } else {
+          pending_[name] = &statement.results.front();
+        }
         continue;
       }
       std::vector<Item> results;
@@ -445,6 +510,13 @@ private:
   Expected<Item> lookup(const std::string &name) {
     if (auto it = locals_.find(name); it != locals_.end())
       return it->second;
+    if (auto it = pending_.find(name); it != pending_.end()) {
+      const Expr *expr = it->second;
+      pending_.erase(it);
+      TC_ASSIGN_OR_RETURN(Item value, eval(*expr));
+      locals_[name] = value;
+      return value;
+    }
     if (name == "None")
       return Item{};
     if (name == "True" || name == "False")
@@ -617,6 +689,53 @@ private:
       }
       return list;
     }
+    case Expr::Kind::Comprehension: {
+      TC_ASSIGN_OR_RETURN(Item source, eval(expr.args[1]));
+      if (source.kind != Item::Kind::List)
+        return bug("'for' over " + std::string(kindName(source.kind)));
+      std::optional<Item> saved;
+      if (auto it = locals_.find(expr.text); it != locals_.end())
+        saved = it->second;
+      Item list;
+      list.kind = Item::Kind::List;
+      for (const Item &element : source.list) {
+        locals_[expr.text] = element;
+        TC_ASSIGN_OR_RETURN(Item value, eval(expr.args[0]));
+        list.list.push_back(std::move(value));
+      }
+      if (saved)
+        locals_[expr.text] = *saved;
+      else
+        locals_.erase(expr.text);
+      return list;
+    }
+    case Expr::Kind::Subscript: {
+      TC_ASSIGN_OR_RETURN(Item base, eval(expr.args[0]));
+      if (base.kind != Item::Kind::List)
+        return bug("subscript of " + std::string(kindName(base.kind)));
+      int64_t n = static_cast<int64_t>(base.list.size());
+      auto bound = [&](const Item &item, int64_t fallback) -> Expected<int64_t> {
+        if (item.kind == Item::Kind::None)
+          return fallback;
+        TC_ASSIGN_OR_RETURN(int64_t value, intOf(item));
+        return std::clamp<int64_t>(value < 0 ? value + n : value, 0, n);
+      };
+      TC_ASSIGN_OR_RETURN(Item first, eval(expr.args[1]));
+      if (expr.text != ":") {
+        TC_ASSIGN_OR_RETURN(int64_t i, intOf(first));
+        if (i < -n || i >= n)
+          return fail("index " + std::to_string(i) + " of a list of " + std::to_string(n));
+        return base.list[i < 0 ? i + n : i];
+      }
+      TC_ASSIGN_OR_RETURN(Item last, eval(expr.args[2]));
+      TC_ASSIGN_OR_RETURN(int64_t begin, bound(first, 0));
+      TC_ASSIGN_OR_RETURN(int64_t end, bound(last, n));
+      Item slice;
+      slice.kind = Item::Kind::List;
+      for (int64_t i = begin; i < end; ++i)
+        slice.list.push_back(base.list[i]);
+      return slice;
+    }
     case Expr::Kind::Ternary: {
       TC_ASSIGN_OR_RETURN(Item condition, eval(expr.args[0]));
       TC_ASSIGN_OR_RETURN(bool taken, truth(condition));
@@ -661,13 +780,26 @@ private:
       bool equal = lhs.kind == rhs.kind && lhs.text == rhs.text;
       return Item::ofNumber(equal == (op == "==") ? 1 : 0, Item::Kind::Bool);
     }
+    if (lhs.kind == Item::Kind::List && rhs.kind == Item::Kind::List && op == "+") {
+      Item joined = lhs;
+      joined.list.insert(joined.list.end(), rhs.list.begin(), rhs.list.end());
+      return joined;
+    }
     if (lhs.kind == Item::Kind::Dim || rhs.kind == Item::Kind::Dim) {
-      if (op == "==" || op == "!=") {
-        TC_ASSIGN_OR_RETURN(ir::Dim a, dimOf(lhs));
-        TC_ASSIGN_OR_RETURN(ir::Dim b, dimOf(rhs));
+      TC_ASSIGN_OR_RETURN(ir::Dim a, dimOf(lhs));
+      TC_ASSIGN_OR_RETURN(ir::Dim b, dimOf(rhs));
+      if (op == "==" || op == "!=")
         return Item::ofNumber((a == b) == (op == "==") ? 1 : 0, Item::Kind::Bool);
-      }
-      return fail("arithmetic on a symbolic size");
+      if (op == "+")
+        return Item::ofDim(ir::Dim(ir::SymExpr::add(a.asExpr(), b.asExpr())));
+      if (op == "-")
+        return Item::ofDim(ir::Dim(ir::SymExpr::add(
+            a.asExpr(), ir::SymExpr::mul(ir::SymExpr::constant(-1), b.asExpr()))));
+      if (op == "*")
+        return Item::ofDim(ir::Dim(ir::SymExpr::mul(a.asExpr(), b.asExpr())));
+      if (op == "//")
+        return Item::ofDim(ir::Dim(ir::SymExpr::floorDiv(a.asExpr(), b.asExpr())));
+      return fail("operator " + op + " on a symbolic size");
     }
     static const std::map<std::string, OpKind, std::less<>> kOps = {
         {"+", OpKind::Add}, {"-", OpKind::Sub}, {"*", OpKind::Mul}, {"/", OpKind::Div},
@@ -1057,6 +1189,64 @@ private:
         std::swap(list.list[0], list.list[1]);
       return list;
     }
+    if (name == "reduce") {
+      // reduce(x, reduction): a loss's reduction (0 none, 1 mean, 2 sum over every element).
+      TC_TRY(need(2));
+      TC_ASSIGN_OR_RETURN(int64_t reduction, intOf(args[1]));
+      if (reduction == 0)
+        return args[0];
+      TC_ASSIGN_OR_RETURN(Value * x, tensorOf(args[0]));
+      std::vector<int64_t> all(static_cast<size_t>(x->type().rank()));
+      for (size_t i = 0; i < all.size(); ++i)
+        all[i] = static_cast<int64_t>(i);
+      ir::AttrMap attrs;
+      attrs.set("dims", all);
+      attrs.set("keepdim", false);
+      if (reduction == 1 || reduction == 2)
+        return emit(reduction == 1 ? OpKind::Mean : OpKind::Sum, {args[0]}, std::move(attrs));
+      return fail("reduction " + std::to_string(reduction));
+    }
+    if (name == "find_dim") {
+      // find_dim(x, n): the first dim of x of size n (cross's dim=None).
+      TC_TRY(need(2));
+      TC_ASSIGN_OR_RETURN(Value * x, tensorOf(args[0]));
+      TC_ASSIGN_OR_RETURN(int64_t n, intOf(args[1]));
+      for (int64_t d = 0; d < x->type().rank(); ++d) {
+        const ir::Dim &size = x->type().shape[d];
+        if (size.isStatic() && size.value() == n)
+          return Item::ofNumber(static_cast<double>(d), Item::Kind::Int);
+      }
+      return fail("no dimension of size " + std::to_string(n));
+    }
+    if (name == "range") {
+      // range(n): [0, 1, ..., n-1]; range(a, b): [a, ..., b-1].
+      if (args.empty() || args.size() > 2)
+        return bug("range takes 1 or 2 arguments");
+      TC_ASSIGN_OR_RETURN(int64_t first, intOf(args.size() == 2 ? args[0] : Item::ofNumber(0, Item::Kind::Int)));
+      TC_ASSIGN_OR_RETURN(int64_t last, intOf(args.back()));
+      Item list;
+      list.kind = Item::Kind::List;
+      for (int64_t i = first; i < last; ++i)
+        list.list.push_back(Item::ofNumber(static_cast<double>(i), Item::Kind::Int));
+      return list;
+    }
+    if (name == "reversed") {
+      TC_TRY(need(1));
+      if (args[0].kind != Item::Kind::List)
+        return bug("reversed wants a list");
+      Item list = args[0];
+      std::reverse(list.list.begin(), list.list.end());
+      return list;
+    }
+    if (name == "numel") {
+      // numel(x): the element count (possibly symbolic).
+      TC_TRY(need(1));
+      TC_ASSIGN_OR_RETURN(Value * x, tensorOf(args[0]));
+      ir::SymExpr count = ir::SymExpr::constant(1);
+      for (const ir::Dim &d : x->type().shape)
+        count = ir::SymExpr::mul(count, d.asExpr());
+      return Item::ofDim(ir::Dim(count));
+    }
     if (name == "flatten") {
       // flatten(x): x as a 1-d tensor (a 0-d one becomes [1]).
       TC_TRY(need(1));
@@ -1130,12 +1320,21 @@ private:
     for (const ir::AttrSpec &spec : info.attributes)
       if (spec.type == ir::AttrType::Bool && !spec.optional && !keywords.count(spec.name))
         attrs.set(spec.name, false);
-    return emit(*op, std::move(args), std::move(attrs));
+    // A list among the operands spreads into them (concat([a, b], dim=0)).
+    std::vector<Item> operands;
+    for (Item &arg : args) {
+      if (arg.kind == Item::Kind::List)
+        operands.insert(operands.end(), arg.list.begin(), arg.list.end());
+      else
+        operands.push_back(std::move(arg));
+    }
+    return emit(*op, std::move(operands), std::move(attrs));
   }
 
   NodeImport &node_;
   std::string_view target_;
   std::map<std::string, Item> locals_;
+  std::map<std::string, const Expr *> pending_; ///< statements not read yet
 };
 
 std::string_view stripTorchOps(std::string_view target) {
@@ -1145,6 +1344,18 @@ std::string_view stripTorchOps(std::string_view target) {
 
 Status importDecomposed(NodeImport &node) {
   std::string target = "aten." + node.schema().name + "." + node.schema().overload;
+  for (const Entry &entry : kEntries) {
+    if (entry.target != target || entry.alias.empty())
+      continue;
+    const OpSchema *schema = findOpSchema(entry.alias);
+    ImportFunction same = findImportFunction(entry.alias);
+    TC_CHECK(schema != nullptr && same != nullptr && same != importDecomposed,
+             "frontend/aten/decompositions.def: " + target + " aliases " +
+                 std::string(entry.alias) + ", which thunderc does not import");
+    NodeImport renamed = node.withSchema(*schema);
+    TC_TRY(renamed.matchArguments());
+    return same(renamed);
+  }
   auto it = programs().find(target);
   TC_CHECK(it != programs().end(), "no decomposition for " + target);
   return Evaluator(node, it->first).run(it->second);
@@ -1169,6 +1380,13 @@ std::vector<std::string> decompositionTargets() {
 
 std::string checkDecompositionTable() {
   for (const Entry &entry : kEntries) {
+    if (!entry.alias.empty()) {
+      if (findOpSchema(entry.alias) == nullptr || findImportFunction(entry.alias) == nullptr ||
+          findImportFunction(entry.alias) == importDecomposed)
+        return std::string(entry.target) + ": alias of " + std::string(entry.alias) +
+               ", which the import table does not convert";
+      continue;
+    }
     Expected<Program> program = Parser(entry.source).parse();
     if (!program.ok())
       return std::string(entry.target) + ": " + program.error().message();

@@ -94,10 +94,10 @@ def _fp64(t):
     return t.double() if t.is_floating_point() else t
 
 
-def export_sample(module, tensors, folder: Path, with_data=True):
-    """Writes train.pt2 and core.pt2 (and with_data: inputs/, expected/, expected_fp64/) to
-    `folder`; returns why the sample is not a test (an export error, complex tensors, ...) or
-    None."""
+def export_program(module, tensors, folder: Path):
+    """Writes train.pt2, core.pt2, inputs/, expected/, expected_fp64/ and program.json to
+    `folder` for `module` on `tensors`; returns why it is not a test (an export error,
+    complex tensors, ...) or None."""
     folder.mkdir(parents=True, exist_ok=True)
     if any(t.is_complex() for t in tensors):
         return "complex input (a program input is real)"
@@ -112,28 +112,27 @@ def export_sample(module, tensors, folder: Path, with_data=True):
             ep = torch.export.export(module, tuple(t.clone() for t in tensors))
             torch.export.save(ep, folder / "train.pt2")
             torch.export.save(ep.run_decompositions(), folder / "core.pt2")
-            if with_data:
-                try:
-                    expected64 = [o.clone() for o in module(*[_fp64(t) for t in tensors])]
-                except Exception:  # noqa: BLE001  (no fp64 kernel: compare with eager only)
-                    expected64 = None
-                _save(folder / "inputs", "input", tensors)
-                _save(folder / "expected", "output", expected)
-                if expected64 is not None and len(expected64) == len(expected):
-                    _save(folder / "expected_fp64", "output", expected64)
-                (folder / "sample.json").write_text(json.dumps(
-                    {"inputs": len(tensors), "outputs": len(expected)}))
+            try:
+                expected64 = [o.clone() for o in module(*[_fp64(t) for t in tensors])]
+            except Exception:  # noqa: BLE001  (no fp64 kernel: compare with eager only)
+                expected64 = None
     except Exception as e:  # noqa: BLE001  (a sample torch.export cannot export)
         return f"export: {type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
+    _save(folder / "inputs", "input", tensors)
+    _save(folder / "expected", "output", expected)
+    if expected64 is not None and len(expected64) == len(expected):
+        _save(folder / "expected_fp64", "output", expected64)
+    (folder / "program.json").write_text(json.dumps(
+        {"inputs": len(tensors), "outputs": len(expected)}))
     return None
 
 
 def check_interpreter(thunderc: str, folder: Path, level: str):
-    """Runs `thunderc LEVEL.pt2 --interpret` on the sample's inputs and compares every output
+    """Runs `thunderc LEVEL.pt2 --interpret` on the program's inputs and compares every output
     with eager (tests/golden/tolerances.py). Returns None when all match, else why not."""
     sys.path.insert(0, str(REPO / "tests" / "golden"))
     from tolerances import compare, load_npy
-    meta = json.loads((folder / "sample.json").read_text())
+    meta = json.loads((folder / "program.json").read_text())
     out = folder / "interpret" / level
     out.mkdir(parents=True, exist_ok=True)
     outputs = [out / f"output_{i}.npy" for i in range(meta["outputs"])]
@@ -161,32 +160,125 @@ def refused_ops(stderr: str) -> list[str]:
     return ops or [stderr.strip().splitlines()[0][:120] if stderr.strip() else "(no message)"]
 
 
-def sample_id(oid: str, index: int) -> str:
-    return f"{oid}-{index}"
+class GroupModule(torch.nn.Module):
+    """Several samples in one program: the inputs of each in turn, all their outputs."""
+
+    def __init__(self, parts, counts):
+        super().__init__()
+        self.parts = torch.nn.ModuleList(parts)
+        self.counts = counts
+
+    def forward(self, *tensors):
+        outs, at = [], 0
+        for part, count in zip(self.parts, self.counts):
+            outs += list(part(*tensors[at:at + count]))
+            at += count
+        return tuple(outs)
+
+
+def _programs_for(ops):
+    """{OpInfo id: its program module} rebuilt from op_db."""
+    wanted, found = set(ops), {}
+    for info in _op_db():
+        if opinfo_id(info) in wanted:
+            found[opinfo_id(info)] = opinfo_program(info)[0]
+    return found
+
+
+def check_group_bundle(thunderc, folder: Path, name: str, ids, level: str, samples_root: Path,
+                       jobs: int):
+    """Exports the OpInfo programs `ids` (opinfo ids) as one program at `level`, compiles it into a CPU bundle,
+    builds and runs it on the samples' inputs and compares every output with eager. Returns
+    failure lines (empty when every output matches)."""
+    sys.path.insert(0, str(REPO / "tests" / "golden"))
+    from tolerances import compare, load_npy
+    import shutil
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    modules = _programs_for(ids)
+    parts, counts, inputs, expected = [], [], [], []
+    for sid in ids:
+        meta = json.loads((samples_root / sid / "program.json").read_text())
+        parts.append(modules[sid])
+        counts.append(meta["inputs"])
+        inputs += [samples_root / sid / "inputs" / f"input_{i}.npy" for i in range(meta["inputs"])]
+        expected += [(sid, i, samples_root / sid) for i in range(meta["outputs"])]
+    group = GroupModule(parts, counts)
+    tensors = tuple(load_npy(path) for path in inputs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ep = torch.export.export(group, tensors)
+            if level == "core":
+                ep = ep.run_decompositions()
+        except Exception as e:  # noqa: BLE001
+            return [f"{name}: exporting the group failed: {type(e).__name__}: {str(e)[:300]}"]
+    torch.export.save(ep, folder / "model.pt2")
+    bundle, build = folder / "bundle", folder / "bundle" / "build"
+    steps = [[thunderc, str(folder / "model.pt2"), "-o", str(bundle), "--name", name],
+             ["cmake", "-S", str(bundle), "-B", str(build), "-DTHUNDERC_BUNDLE_CPU_DISPATCH=OFF"],
+             ["cmake", "--build", str(build), "-j", str(jobs)]]
+    for step in steps:
+        r = subprocess.run(step, capture_output=True, text=True)
+        if r.returncode:
+            return [f"{name}: {' '.join(step[:2])} ... exited {r.returncode}:\n"
+                    f"{(r.stdout + r.stderr)[-3000:]}"]
+    outputs = [folder / "out" / f"output_{i}.npy" for i in range(len(expected))]
+    outputs[0].parent.mkdir(exist_ok=True)
+    r = subprocess.run([str(build / f"{name}_run"), "--inputs", *map(str, inputs),
+                        "--outputs", *map(str, outputs)], capture_output=True, text=True)
+    if r.returncode:
+        return [f"{name}: the runner exited {r.returncode}: {r.stderr[-2000:]}"]
+    failures = []
+    for path, (sid, i, sample) in zip(outputs, expected):
+        ref = sample / "expected_fp64" / f"output_{i}.npy"
+        ok, err, how = compare(load_npy(path), load_npy(sample / "expected" / f"output_{i}.npy"),
+                               load_npy(ref) if ref.exists() else None)
+        if not ok:
+            failures.append(f"{sid} output {i} ({name}): max |bundle - eager| = {err:.3g} ({how})")
+    return failures
+
+
+def opinfo_program(info, limit=MAX_SAMPLES):
+    """(module, tensors, number of samples) of one OpInfo: its first `limit` samples that
+    torch.export can export, in one program (one export per OpInfo keeps the test fast)."""
+    samples = samples_of(info, limit=limit)
+    if not samples:
+        return None
+    modules = [m for m, _ in samples]
+    return (GroupModule(modules, [len(t) for _, t in samples]),
+            tuple(t for _, ts in samples for t in ts), len(samples))
 
 
 def run_samples(out: Path, only, thunderc: str, jobs: int = 1, limit=MAX_SAMPLES):
-    """Exports every sample and checks both levels with the interpreter. Returns rows
-    {"id", "op", "export": why-not or None, "train"/"core": {"ok", "refused", "why"}}."""
+    """Exports each OpInfo's samples as one program and checks both levels with the
+    interpreter. Returns rows {"op", "samples", "export": why-not or None,
+    "train"/"core": {"ok", "refused", "why"}}."""
     from concurrent.futures import ThreadPoolExecutor
     torch.set_num_threads(1)
     rows = []
-    for opinfo in _op_db():
-        oid = opinfo_id(opinfo)
-        if only and oid not in only and opinfo.name not in only:
+    for info in _op_db():
+        oid = opinfo_id(info)
+        if only and oid not in only and info.name not in only:
             continue
+        row = {"op": oid, "samples": 0}
         try:
-            samples = samples_of(opinfo, limit=limit)
+            program = opinfo_program(info, limit)
         except Exception as e:  # noqa: BLE001
-            rows.append({"id": sample_id(oid, 0), "op": oid, "export": f"samples: {type(e).__name__}"})
-            continue
-        for index, (module, tensors) in enumerate(samples):
-            folder = out / sample_id(oid, index)
-            rows.append({"id": sample_id(oid, index), "op": oid,
-                         "export": export_sample(module, tensors, folder)})
+            program, row["export"] = None, f"samples: {type(e).__name__}"
+        if program is None:
+            row.setdefault("export", "no float32 sample")
+        else:
+            module, tensors, row["samples"] = program
+            row["export"] = export_program(module, tensors, out / oid)
+            if row["export"] is not None and row["samples"] > 1:
+                # One sample may be what torch.export refuses: then test the first alone.
+                module, tensors, row["samples"] = opinfo_program(info, 1)
+                row["export"] = export_program(module, tensors, out / oid)
+        rows.append(row)
 
     def check(row, level):
-        folder = out / row["id"]
+        folder = out / row["op"]
         r = subprocess.run([thunderc, str(folder / f"{level}.pt2"), "--emit=ir", "-O0", "-q"],
                            capture_output=True, text=True)
         refused = sorted(set(_ATEN_CALL_RE.findall(r.stdout)))
@@ -206,10 +298,13 @@ def run_samples(out: Path, only, thunderc: str, jobs: int = 1, limit=MAX_SAMPLES
 
 def summarize(rows) -> str:
     exported = [r for r in rows if r.get("export") is None]
-    lines = [f"{len(rows)} samples, {len(exported)} exported "
-             f"({len(rows) - len(exported)} not testable: torch.export failed or complex I/O)"]
+    samples = sum(r["samples"] for r in exported)
+    lines = [f"{len(rows)} OpInfos, {len(exported)} exported as programs of {samples} samples "
+             f"({len(rows) - len(exported)} not testable: torch.export failed, complex I/O or "
+             "no float32 sample)"]
     for level in LEVELS:
         ok = sum(1 for r in exported if r[level]["ok"])
+        ok_samples = sum(r["samples"] for r in exported if r[level]["ok"])
         counts = collections.Counter()
         wrong = []
         for r in exported:
@@ -219,10 +314,10 @@ def summarize(rows) -> str:
                 for op in r[level]["refused"]:
                     counts[op] += 1
             else:
-                wrong.append(f"{r['id']}: {r[level]['why']}")
-        lines.append(f"\n{level}: {ok}/{len(exported)} pass "
-                     f"({100.0 * ok / max(1, len(exported)):.1f}%); {len(counts)} distinct refusals; "
-                     f"{len(wrong)} run but differ or fail")
+                wrong.append(f"{r['op']}: {r[level]['why']}")
+        lines.append(f"\n{level}: {ok}/{len(exported)} OpInfos pass "
+                     f"({100.0 * ok / max(1, len(exported)):.1f}%; samples {ok_samples}/{samples}); "
+                     f"{len(counts)} distinct refusals; {len(wrong)} run but differ or fail")
         lines += [f"  {n:4d}  {op}" for op, n in counts.most_common()]
         lines += [f"  WRONG {w}" for w in wrong]
     return "\n".join(lines)

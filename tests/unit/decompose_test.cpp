@@ -14,7 +14,9 @@
 using namespace thunderc;
 
 TEST_CASE("decomposition table: every entry parses") {
-  CHECK(frontend::checkDecompositionTable() == "");
+  std::string problem = frontend::checkDecompositionTable();
+  INFO(problem);
+  CHECK(problem.empty());
 }
 
 TEST_CASE("decomposition table: each entry has a schema and is what the importer uses") {
