@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "codegen/kernels/tc_math.h" // tc::digamma: the kernels' algorithm, run in double
 #include "ir/interpreter_internal.h"
 
 namespace thunderc::ir::interp {
@@ -200,6 +201,14 @@ Status runUnary(OpCall &call) {
     return mapUnary(call, [](double x) { return 1.0 / x; });
   case OpKind::Erf:
     return mapUnary(call, [](double x) { return std::erf(x); });
+  case OpKind::Erfc:
+    return mapUnary(call, [](double x) { return std::erfc(x); });
+  case OpKind::Lgamma:
+    return mapUnary(call, [](double x) { return std::lgamma(x); });
+  case OpKind::Digamma:
+    return mapUnary(call, [](double x) { return tc::digamma(x); });
+  case OpKind::Trigamma:
+    return mapUnary(call, [](double x) { return tc::trigamma(x); });
   case OpKind::Sin:
     return mapUnary(call, [](double x) { return std::sin(x); });
   case OpKind::Cos:
@@ -405,6 +414,8 @@ Status runBinary(OpCall &call) {
     return mapBroadcast<2>(call, [](double a, double b) { return (a != 0) != (b != 0) ? 1. : 0.; });
   case OpKind::Atan2:
     return mapBroadcast<2>(call, [](double a, double b) { return std::atan2(a, b); });
+  case OpKind::Zeta:
+    return mapBroadcast<2>(call, [](double a, double b) { return tc::zeta(a, b); });
   case OpKind::Fmod:
     return mapBroadcast<2>(call, [](double a, double b) { return std::fmod(a, b); });
   case OpKind::BitwiseAnd:

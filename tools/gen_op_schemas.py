@@ -137,6 +137,10 @@ EXTRA_OVERLOADS = [
     "hann_window.periodic", "unfold.default", "view_as_real.default",
     "view_as_complex.default", "real.default", "imag.default", "angle.default",
     "conj.default", "_conj.default", "conj_physical.default", "resolve_conj.default",
+    # Special functions ir/ops.def maps generically (erfc, lgamma, digamma and their
+    # torch.special spellings).
+    "erfc.default", "lgamma.default", "digamma.default", "special_erfc.default",
+    "special_digamma.default", "special_psi.default", "special_zeta.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

@@ -568,6 +568,113 @@ template <typename T> TC_HD inline T trunc_(T x) {
 }
 
 /// torch.sign: -1, 0 or 1; bool unchanged; NaN gives 0 like PyTorch's CPU kernel.
+/// digamma (psi), Cephes' algorithm as ATen's calc_digamma: the reflection formula below 0,
+/// the recurrence up to 10, then the asymptotic series. Poles (0 and the negative integers):
+/// -inf/+inf at ±0 as PyTorch gives, NaN at the negative integers.
+template <typename T> TC_HD inline T digamma(T x) {
+  const T kPsi10 = T(2.25175258906672110764);
+  if (x == T(0))
+    return std::copysign(T(INFINITY), -x);
+  if (x < T(0)) {
+    if (x == std::trunc(x))
+      return T(NAN);
+    // psi(1 - x) - pi / tan(pi * x), with tan of the fractional part (more accurate).
+    const T kPi = T(3.14159265358979323846);
+    return digamma(T(1) - x) - kPi / std::tan(kPi * (x - std::trunc(x)));
+  }
+  T result = T(0);
+  while (x < T(10)) {
+    result -= T(1) / x;
+    x += T(1);
+  }
+  if (x == T(10))
+    return result + kPsi10;
+  T y = T(0);
+  if (x < T(1.0e17)) {
+    const T z = T(1) / (x * x);
+    const T a[] = {T(8.33333333333333333333E-2), T(-2.10927960927960927961E-2),
+                   T(7.57575757575757575758E-3), T(-4.16666666666666666667E-3),
+                   T(3.96825396825396825397E-3), T(-8.33333333333333333333E-3),
+                   T(8.33333333333333333333E-2)};
+    T poly = T(0);
+    for (T c : a)
+      poly = poly * z + c;
+    y = z * poly;
+  }
+  return result + std::log(x) - T(0.5) / x - y;
+}
+
+/// polygamma(1, x), ATen's calc_trigamma: the reflection formula below 1/2, six steps of the
+/// recurrence, then the asymptotic series.
+template <typename T> TC_HD inline T trigamma(T x) {
+  const T kPi = T(3.14159265358979323846);
+  T sign = T(1);
+  T result = T(0);
+  if (x < T(0.5)) {
+    sign = T(-1);
+    const T s = std::sin(kPi * x);
+    result -= (kPi * kPi) / (s * s);
+    x = T(1) - x;
+  }
+  for (int i = 0; i < 6; ++i) {
+    result += T(1) / (x * x);
+    x += T(1);
+  }
+  const T ixx = T(1) / (x * x);
+  result += (T(1) + T(1) / (T(2) * x) +
+             ixx * (T(1) / T(6) - ixx * (T(1) / T(30) - ixx * (T(1) / T(42))))) / x;
+  return sign * result;
+}
+
+/// Hurwitz zeta(x, q) = sum_{k>=0} (k + q)^-x: Cephes' algorithm (Euler-Maclaurin summation),
+/// computed in double whatever T is, as ATen's CPU kernel does.
+template <typename T> TC_HD inline T zeta(T xt, T qt) {
+  const double x = static_cast<double>(xt), kMachEp = 1.11022302462515654042E-16;
+  double q = static_cast<double>(qt);
+  const double kA[] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,
+                       -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,
+                       1.1646782814350067249e14, -4.5979787224074726105e15,
+                       1.8152105401943546773e17, -7.1661652561756670113e18};
+  if (x == 1.0)
+    return T(INFINITY);
+  if (x < 1.0)
+    return T(NAN);
+  if (q <= 0.0) {
+    if (q == std::floor(q))
+      return T(INFINITY);
+    if (x != std::floor(x))
+      return T(NAN);
+  }
+  double s = std::pow(q, -x), a = q, b = 0.0;
+  int i = 0;
+  while (i < 9 || a <= 9.0) {
+    i += 1;
+    a += 1.0;
+    b = std::pow(a, -x);
+    s += b;
+    if (std::fabs(b / s) < kMachEp)
+      return static_cast<T>(s);
+  }
+  const double w = a;
+  s += b * w / (x - 1.0);
+  s -= 0.5 * b;
+  a = 1.0;
+  double k = 0.0;
+  for (int j = 0; j < 12; ++j) {
+    a *= x + k;
+    b /= w;
+    double t = a * b / kA[j];
+    s += t;
+    if (std::fabs(t / s) < kMachEp)
+      return static_cast<T>(s);
+    k += 1.0;
+    a *= x + k;
+    b /= w;
+    k += 1.0;
+  }
+  return static_cast<T>(s);
+}
+
 template <typename T> TC_HD inline T sign(T x) {
   if constexpr (std::is_same<T, bool>::value)
     return x;

@@ -1218,6 +1218,14 @@ private:
       }
       return fail("no dimension of size " + std::to_string(n));
     }
+    if (name == "factorial") {
+      TC_TRY(need(1));
+      TC_ASSIGN_OR_RETURN(int64_t n, intOf(args[0]));
+      double value = 1;
+      for (int64_t i = 2; i <= n; ++i)
+        value *= static_cast<double>(i);
+      return Item::ofNumber(value, Item::Kind::Float);
+    }
     if (name == "range") {
       // range(n): [0, 1, ..., n-1]; range(a, b): [a, ..., b-1].
       if (args.empty() || args.size() > 2)

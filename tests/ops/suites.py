@@ -169,6 +169,14 @@ ELEMENTWISE_CASES: list[tuple[str, CaseFn]] = [
     ("rsqrt", lambda m, t: torch.rsqrt(t.p)),
     ("reciprocal", lambda m, t: torch.reciprocal(t.p)),
     ("erf", lambda m, t: torch.erf(t.a)),
+    ("erfc", lambda m, t: torch.erfc(t.a * 3)),
+    ("lgamma", lambda m, t: torch.lgamma(t.a * 4)),  # negative non-integers too
+    ("digamma", lambda m, t: torch.digamma(t.a * 4)),
+    ("digamma_large", lambda m, t: torch.digamma(t.p * 30)),  # the asymptotic series
+    ("mvlgamma", lambda m, t: torch.mvlgamma(t.p + 2, 3)),
+    ("polygamma1", lambda m, t: torch.polygamma(1, t.a * 4)),  # trigamma, reflection below 1/2
+    ("polygamma3", lambda m, t: torch.polygamma(3, t.p * 3)),  # Hurwitz zeta
+    ("zeta", lambda m, t: torch.special.zeta(t.p * 3 + 1, t.p)),
     ("sin", lambda m, t: torch.sin(t.a * 3)),
     ("cos", lambda m, t: torch.cos(t.a * 3)),
     ("floor", lambda m, t: torch.floor(t.a * 3)),
