@@ -81,7 +81,11 @@ def samples_of(opinfo, dtype=torch.float32, limit=MAX_SAMPLES):
 
 
 def _to_numpy(t: torch.Tensor) -> np.ndarray:
-    return np.array(t.detach().contiguous().numpy(), order="C", copy=True)
+    """C-contiguous numpy copy; bfloat16 as '<u2' bits (tests/golden/tolerances.load_npy)."""
+    t = t.detach().contiguous()
+    if t.dtype == torch.bfloat16:
+        return np.array(t.view(torch.int16).numpy(), order="C", copy=True).view("<u2")
+    return np.array(t.numpy(), order="C", copy=True)
 
 
 def _save(folder: Path, prefix: str, tensors) -> None:
@@ -118,10 +122,13 @@ def export_program(module, tensors, folder: Path):
                 expected64 = None
     except Exception as e:  # noqa: BLE001  (a sample torch.export cannot export)
         return f"export: {type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
-    _save(folder / "inputs", "input", tensors)
-    _save(folder / "expected", "output", expected)
-    if expected64 is not None and len(expected64) == len(expected):
-        _save(folder / "expected_fp64", "output", expected64)
+    try:
+        _save(folder / "inputs", "input", tensors)
+        _save(folder / "expected", "output", expected)
+        if expected64 is not None and len(expected64) == len(expected):
+            _save(folder / "expected_fp64", "output", expected64)
+    except (TypeError, RuntimeError) as e:  # a dtype .npy cannot hold (uint16 bits of ...)
+        return f"save: {type(e).__name__}: {e}"
     (folder / "program.json").write_text(json.dumps(
         {"inputs": len(tensors), "outputs": len(expected)}))
     return None

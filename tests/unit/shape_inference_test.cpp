@@ -195,7 +195,7 @@ std::vector<Example> examples() {
   for (OpKind op : {OpKind::IsNan, OpKind::IsInf})
     list.push_back({op, {"f16[?s0,2]"}, {}, {}, "bool[?s0,2]"});
   list.push_back({OpKind::BitwiseNot, {"u8[3]"}, {}, {}, "u8[3]"});
-  for (OpKind op : {OpKind::Atan2, OpKind::Fmod})
+  for (OpKind op : {OpKind::Atan2, OpKind::Fmod, OpKind::Zeta})
     list.push_back({op, {"f32[?s0,1,3]", "f32[4,1]"}, {}, {}, "f32[?s0,4,3]"});
   list.push_back({OpKind::LogicalXor, {"bool[2,3]", "bool[]"}, {}, {}, "bool[2,3]"});
   for (OpKind op : {OpKind::BitwiseAnd, OpKind::BitwiseOr, OpKind::BitwiseXor})
