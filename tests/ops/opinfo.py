@@ -334,6 +334,57 @@ def survey(out: Path, only, thunderc: str, jobs: int):
     rows = run_samples(out, only, thunderc, jobs)
     (out / "survey.json").write_text(json.dumps(rows, indent=1))
     print(summarize(rows))
+    return rows
+
+
+# Reasons for OpInfos that cannot be a test at all, by what their export says.
+def _not_testable_reason(why: str) -> str:
+    if why.startswith("complex"):
+        return "complex " + why.split("complex ", 1)[1]
+    if why == "no float32 sample":
+        return "no float32 sample (integer/bool-only op or no samples on the CPU)"
+    return "torch.export cannot export the sample: " + why.removeprefix("export: ")
+
+
+_RANDOM = ("bernoulli", "normal", "uniform", "cauchy", "exponential", "geometric", "log_normal",
+           "multinomial", "rand", "randn", "randint", "dropout", "rrelu", "poisson")
+
+
+def write_expected(rows, path: Path):
+    """Writes tests/ops/opinfo_expected.py from survey rows."""
+    not_testable, failures = {}, {}
+    for r in rows:
+        if r.get("export") is not None:
+            not_testable[r["op"]] = _not_testable_reason(r["export"])
+            continue
+        whys = []
+        for level in LEVELS:
+            if r[level]["ok"]:
+                continue
+            if r[level]["refused"]:
+                whys.append(f"{level}: not compiled yet: {', '.join(r[level]['refused'])}")
+            else:
+                whys.append(f"{level}: {r[level]['why']}")
+        if whys:
+            if any(word in r["op"] for word in _RANDOM):
+                whys.insert(0, "random (thunderc draws its own numbers: no eager value to compare)")
+            failures[r["op"]] = "; ".join(whys)
+    lines = ['"""OpInfos of tests/ops/test_opinfo.py that are not a passing test yet, each with why.',
+             "",
+             "NOT_TESTABLE: no program to test (torch.export cannot export the sample, complex",
+             "inputs or outputs, no float32 sample). EXPECTED_FAILURES: programs thunderc does not",
+             "compile or run yet at one level or both. Both lists only shrink: an entry that passes",
+             "fails the test until it is removed. Regenerate after a change with",
+             "",
+             "    python3 tests/ops/opinfo.py --survey --out /tmp/opinfo --write-expected",
+             '"""',
+             "",
+             "NOT_TESTABLE = {"]
+    lines += [f"    {op!r}: {why!r}," for op, why in sorted(not_testable.items())]
+    lines += ["}", "", "EXPECTED_FAILURES = {"]
+    lines += [f"    {op!r}: {why!r}," for op, why in sorted(failures.items())]
+    lines += ["}", ""]
+    path.write_text("\n".join(lines))
 
 
 def main(argv=None):
@@ -342,11 +393,20 @@ def main(argv=None):
     parser.add_argument("--survey", action="store_true")
     parser.add_argument("--only", default="")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--write-expected", action="store_true",
+                        help="rewrite tests/ops/opinfo_expected.py from the survey")
+    parser.add_argument("--from-json", type=Path,
+                        help="with --write-expected: a survey.json instead of a new survey")
     parser.add_argument("--thunderc", default=os.environ.get("THUNDERC_BIN", str(REPO / "build/cli/thunderc")))
     opts = parser.parse_args(argv)
     opts.out.mkdir(parents=True, exist_ok=True)
-    if opts.survey:
-        survey(opts.out, [s for s in opts.only.split(",") if s] or None, opts.thunderc, opts.jobs)
+    if opts.from_json:
+        rows = json.loads(opts.from_json.read_text())
+    elif opts.survey:
+        rows = survey(opts.out, [s for s in opts.only.split(",") if s] or None, opts.thunderc,
+                      opts.jobs)
+    if opts.write_expected:
+        write_expected(rows, REPO / "tests" / "ops" / "opinfo_expected.py")
     return 0
 
 
