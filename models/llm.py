@@ -36,6 +36,8 @@ LLMS = {
     "gemma": ("GemmaConfig", "GemmaForCausalLM", {}),
     "phi3": ("Phi3Config", "Phi3ForCausalLM", {}),
     "gpt2": ("GPT2Config", "GPT2LMHeadModel", {}),
+    "cohere": ("CohereConfig", "CohereForCausalLM", {}),
+    "glm4": ("Glm4Config", "Glm4ForCausalLM", {}),
 }
 PROMPT_LENGTH = 7
 NEW_TOKENS = 32
