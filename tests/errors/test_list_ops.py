@@ -31,6 +31,7 @@ def test_every_source_of_targets_is_listed():
     expected = {
         "aten.linear.default",  # the hand-written table
         "aten.add.Tensor", "aten.leaky_relu.default", "aten.acos.default",  # ir/ops.def rows
+        "aten.addcmul.default", "aten.permute_copy.default",  # decompositions.def rows, aliases
         "aten._assert_tensor_metadata.default",  # dropped assertions
         "aten.sym_size.int", "aten.sym_numel.default",  # SymInt ops
         "higher_order.wrap_with_set_grad_enabled",  # inlined higher-order ops

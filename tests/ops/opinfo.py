@@ -1,6 +1,6 @@
 """PyTorch's own OpInfo samples as exported programs: every OpInfo of
-torch.testing._internal.common_methods_invocations.op_db, its first float32 samples, each
-wrapped in a module whose inputs are the sample's tensors, exported at the training IR
+torch.testing._internal.common_methods_invocations.op_db, its first float32 samples (int64 or bool for
+an op without float32 ones), each wrapped in a module whose inputs are the sample's tensors, exported at the training IR
 (torch.export.export) and at core ATen (run_decompositions()).
 
 This file is the generator; tests/ops/test_opinfo.py is the CI test over it, and
@@ -249,7 +249,10 @@ def check_group_bundle(thunderc, folder: Path, name: str, ids, level: str, sampl
 def opinfo_program(info, limit=MAX_SAMPLES):
     """(module, tensors, number of samples) of one OpInfo: its first `limit` samples that
     torch.export can export, in one program (one export per OpInfo keeps the test fast)."""
-    samples = samples_of(info, limit=limit)
+    for dtype in (torch.float32, torch.int64, torch.bool):  # integer/bool-only ops too
+        samples = samples_of(info, dtype, limit=limit)
+        if samples:
+            break
     if not samples:
         return None
     modules = [m for m, _ in samples]
@@ -274,7 +277,7 @@ def run_samples(out: Path, only, thunderc: str, jobs: int = 1, limit=MAX_SAMPLES
         except Exception as e:  # noqa: BLE001
             program, row["export"] = None, f"samples: {type(e).__name__}"
         if program is None:
-            row.setdefault("export", "no float32 sample")
+            row.setdefault("export", "no float32, int64 or bool sample")
         else:
             module, tensors, row["samples"] = program
             row["export"] = export_program(module, tensors, out / oid)
@@ -341,8 +344,8 @@ def survey(out: Path, only, thunderc: str, jobs: int):
 def _not_testable_reason(why: str) -> str:
     if why.startswith("complex"):
         return "complex " + why.split("complex ", 1)[1]
-    if why == "no float32 sample":
-        return "no float32 sample (integer/bool-only op or no samples on the CPU)"
+    if why.startswith("no float32"):
+        return "no float32, int64 or bool sample on the CPU"
     return "torch.export cannot export the sample: " + why.removeprefix("export: ")
 
 

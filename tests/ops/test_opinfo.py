@@ -18,6 +18,7 @@ Environment: THUNDERC_BIN, THUNDERC_OPS_JOBS (parallel thunderc runs and bundle 
 THUNDERC_OPINFO_KEEP=DIR (export under DIR and keep it), THUNDERC_OPINFO_ONLY=name,... (a
 subset, for debugging; the list checks are then limited to it).
 """
+import json
 import os
 import subprocess
 import sys
@@ -61,7 +62,10 @@ def work_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def rows(work_dir):
-    return opinfo.run_samples(work_dir / "samples", _only(), _thunderc(), _jobs())
+    rows = opinfo.run_samples(work_dir / "samples", _only(), _thunderc(), _jobs())
+    # For `opinfo.py --from-json DIR/survey.json --write-expected` after a change.
+    (work_dir / "survey.json").write_text(json.dumps(rows, indent=1))
+    return rows
 
 
 def _failing_ops(rows):
