@@ -542,8 +542,14 @@ private:
       return Item{};
     std::string base = optional ? type.substr(0, type.size() - 1) : type;
     if (base == "Tensor") {
-      TC_ASSIGN_OR_RETURN(Value * value, node_.tensor(arg.name));
-      return Item::ofTensor(value);
+      // A Python scalar where the schema says Tensor (torch.export passes `x - 1.0` to
+      // subtract.Tensor that way) is a scalar, as PyTorch's wrapped numbers are.
+      TC_ASSIGN_OR_RETURN(ScalarOrTensor value, node_.scalarOrTensor(arg.name));
+      if (value.tensor != nullptr)
+        return Item::ofTensor(value.tensor);
+      return Item::ofNumber(value.scalar, value.scalarIsBool    ? Item::Kind::Bool
+                                          : value.scalarIsFloat ? Item::Kind::Float
+                                                                : Item::Kind::Int);
     }
     if (base == "Tensor[]") {
       TC_ASSIGN_OR_RETURN(std::vector<Value *> values, node_.tensorList(arg.name));
@@ -1217,6 +1223,43 @@ private:
           return Item::ofNumber(static_cast<double>(d), Item::Kind::Int);
       }
       return fail("no dimension of size " + std::to_string(n));
+    }
+    if (name == "min" || name == "max") {
+      // min(a, b) / max(a, b) of compile-time numbers.
+      TC_TRY(need(2));
+      if (!args[0].isScalar() || !args[1].isScalar())
+        return bug(name + " of non-numbers");
+      bool first = name == "min" ? args[0].number <= args[1].number
+                                 : args[0].number >= args[1].number;
+      return first ? args[0] : args[1];
+    }
+    if (name == "finfo_eps") {
+      // finfo_eps(x): torch.finfo(x.dtype).eps (f32 for a non-floating x).
+      TC_TRY(need(1));
+      TC_ASSIGN_OR_RETURN(Value * x, tensorOf(args[0]));
+      DType dtype = x->type().dtype;
+      double eps = dtype == DType::F64   ? 2.220446049250313e-16
+                   : dtype == DType::F16 ? 0.0009765625
+                   : dtype == DType::BF16 ? 0.0078125
+                                          : 1.1920928955078125e-07;
+      return Item::ofNumber(eps, Item::Kind::Float);
+    }
+    if (name == "zeros") {
+      // zeros(size, dtype): a tensor of zeros.
+      TC_TRY(need(2));
+      std::optional<DType> dtype =
+          args[1].kind == Item::Kind::String ? ir::parseDType(args[1].text) : std::nullopt;
+      if (args[0].kind != Item::Kind::List || !dtype)
+        return bug("zeros wants a size list and a dtype name");
+      ir::Shape shape;
+      for (const Item &d : args[0].list) {
+        TC_ASSIGN_OR_RETURN(ir::Dim dim, dimOf(d));
+        shape.push_back(dim);
+      }
+      ir::AttrMap attrs;
+      attrs.set("value", 0.0);
+      return Item::ofTensor(
+          node_.emitTemp(OpKind::Full, {}, ir::TensorType{*dtype, shape}, std::move(attrs)));
     }
     if (name == "factorial") {
       TC_TRY(need(1));
