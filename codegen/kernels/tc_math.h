@@ -574,10 +574,10 @@ template <typename T> TC_HD inline T trunc_(T x) {
 template <typename T> TC_HD inline T digamma(T x) {
   const T kPsi10 = T(2.25175258906672110764);
   if (x == T(0))
-    return std::copysign(T(INFINITY), -x);
+    return std::copysign(infinity<T>(), -x);
   if (x < T(0)) {
     if (x == std::trunc(x))
-      return T(NAN);
+      return quiet_nan<T>();
     // psi(1 - x) - pi / tan(pi * x), with tan of the fractional part (more accurate).
     const T kPi = T(3.14159265358979323846);
     return digamma(T(1) - x) - kPi / std::tan(kPi * (x - std::trunc(x)));
@@ -636,14 +636,14 @@ template <typename T> TC_HD inline T zeta(T xt, T qt) {
                        1.1646782814350067249e14, -4.5979787224074726105e15,
                        1.8152105401943546773e17, -7.1661652561756670113e18};
   if (x == 1.0)
-    return T(INFINITY);
+    return infinity<T>();
   if (x < 1.0)
-    return T(NAN);
+    return quiet_nan<T>();
   if (q <= 0.0) {
     if (q == std::floor(q))
-      return T(INFINITY);
+      return infinity<T>();
     if (x != std::floor(x))
-      return T(NAN);
+      return quiet_nan<T>();
   }
   double s = std::pow(q, -x), a = q, b = 0.0;
   int i = 0;

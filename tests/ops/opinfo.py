@@ -98,7 +98,7 @@ def _fp64(t):
     return t.double() if t.is_floating_point() else t
 
 
-def export_program(module, tensors, folder: Path):
+def export_program(module, tensors, folder: Path, samples: int = 1):
     """Writes train.pt2, core.pt2, inputs/, expected/, expected_fp64/ and program.json to
     `folder` for `module` on `tensors`; returns why it is not a test (an export error,
     complex tensors, ...) or None."""
@@ -130,7 +130,7 @@ def export_program(module, tensors, folder: Path):
     except (TypeError, RuntimeError) as e:  # a dtype .npy cannot hold (uint16 bits of ...)
         return f"save: {type(e).__name__}: {e}"
     (folder / "program.json").write_text(json.dumps(
-        {"inputs": len(tensors), "outputs": len(expected)}))
+        {"inputs": len(tensors), "outputs": len(expected), "samples": samples}))
     return None
 
 
@@ -183,12 +183,15 @@ class GroupModule(torch.nn.Module):
         return tuple(outs)
 
 
-def _programs_for(ops):
-    """{OpInfo id: its program module} rebuilt from op_db."""
+def _programs_for(ops, samples_root: Path):
+    """{OpInfo id: its program module} rebuilt from op_db, with as many samples as the
+    exported program has (one when torch.export refused the pair)."""
     wanted, found = set(ops), {}
     for info in _op_db():
-        if opinfo_id(info) in wanted:
-            found[opinfo_id(info)] = opinfo_program(info)[0]
+        oid = opinfo_id(info)
+        if oid in wanted:
+            count = json.loads((samples_root / oid / "program.json").read_text())["samples"]
+            found[oid] = opinfo_program(info, count)[0]
     return found
 
 
@@ -202,7 +205,7 @@ def check_group_bundle(thunderc, folder: Path, name: str, ids, level: str, sampl
     import shutil
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    modules = _programs_for(ids)
+    modules = _programs_for(ids, samples_root)
     parts, counts, inputs, expected = [], [], [], []
     for sid in ids:
         meta = json.loads((samples_root / sid / "program.json").read_text())
@@ -280,11 +283,11 @@ def run_samples(out: Path, only, thunderc: str, jobs: int = 1, limit=MAX_SAMPLES
             row.setdefault("export", "no float32, int64 or bool sample")
         else:
             module, tensors, row["samples"] = program
-            row["export"] = export_program(module, tensors, out / oid)
+            row["export"] = export_program(module, tensors, out / oid, row["samples"])
             if row["export"] is not None and row["samples"] > 1:
                 # One sample may be what torch.export refuses: then test the first alone.
                 module, tensors, row["samples"] = opinfo_program(info, 1)
-                row["export"] = export_program(module, tensors, out / oid)
+                row["export"] = export_program(module, tensors, out / oid, 1)
         rows.append(row)
 
     def check(row, level):
