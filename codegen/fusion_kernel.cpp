@@ -209,7 +209,18 @@ Expected<ReductionKernel> describeReduction(const ir::Node &fusion) {
   for (const auto &node : body.nodes()) {
     if (node.get() == reduction)
       continue;
-    (feeds(*node, *reduction) ? prologue : epilogue).nodes.push_back(node.get());
+    if (!feeds(*node, *reduction)) {
+      epilogue.nodes.push_back(node.get());
+      continue;
+    }
+    prologue.nodes.push_back(node.get());
+    // A constant both parts read (CSE merges equal ones: `(x + eps).norm() + eps`) is
+    // emitted in each.
+    bool readAfter = false;
+    for (const ir::Use &use : node->result()->uses())
+      readAfter |= use.user != reduction && !feeds(*use.user, *reduction);
+    if (node->op() == OpKind::Full && node->numOperands() == 0 && readAfter)
+      epilogue.nodes.push_back(node.get());
   }
   for (const ir::Node *node : epilogue.nodes)
     if (node->op() != OpKind::Full && !(node->result()->type().shape == kernel.resultShape()))

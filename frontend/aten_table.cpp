@@ -349,13 +349,19 @@ Status importCumsum(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
   TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
-  if (!ir::isFloatingPoint(out.dtype) && out.dtype != DType::I64)
-    return node.unsupportedFeature("cumsum into " + std::string(ir::dtypeName(out.dtype)) +
-                                   " (integers are summed in int64)");
+  if (out.dtype == DType::Bool)
+    return node.unsupportedFeature("cumsum into bool");
   Value *x = node.isNone("dtype") ? self : node.castTo(self, out.dtype);
   AttrMap attrs;
   attrs.set("dim", dim);
-  return emitOne(node, OpKind::Cumsum, {x}, std::move(attrs));
+  if (ir::isFloatingPoint(out.dtype) || out.dtype == DType::I64)
+    return emitOne(node, OpKind::Cumsum, {x}, std::move(attrs));
+  // A narrower integer (cumsum(dtype=torch.int32), MoE routers): the sum in int64, then the
+  // cast, which wraps like PyTorch's int32 accumulation.
+  TC_ASSIGN_OR_RETURN(Value * sum, node.emitInferred(OpKind::Cumsum, {x}, std::move(attrs)));
+  AttrMap cast;
+  cast.set("dtype", out.dtype);
+  return emitOne(node, OpKind::Cast, {sum}, std::move(cast));
 }
 
 // layer_norm and native_layer_norm (whose mean/rstd outputs must be unused).
@@ -1519,6 +1525,8 @@ constexpr TableEntry kTable[] = {
     {"aten.rsub.Tensor", importRsub},
     {"aten.rsub.Scalar", importRsub},
     {"aten.mul_.Tensor", importInplaceBinary<OpKind::Mul>},
+    {"aten.sub_.Tensor", importInplaceBinary<OpKind::Sub>},
+    {"aten.div_.Tensor", importInplaceBinary<OpKind::Div>},
     {"aten.pow.Tensor_Scalar", importPow},
     {"aten.pow.Tensor_Tensor", importPow},
     {"aten.pow.Scalar", importPowScalarBase},

@@ -141,6 +141,8 @@ EXTRA_OVERLOADS = [
     # torch.special spellings).
     "erfc.default", "lgamma.default", "digamma.default", "special_erfc.default",
     "special_digamma.default", "special_psi.default", "special_zeta.default",
+    # In-place arithmetic on a tensor the program made (Mixtral's router: `w /= w.sum()`).
+    "sub_.Tensor", "div_.Tensor",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

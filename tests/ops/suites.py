@@ -466,6 +466,9 @@ REDUCTION_CASES: list[tuple[str, CaseFn]] = [
     ("prod_dim", lambda m, t: t.pos.prod(1)),
     ("prod_keepdim", lambda m, t: t.pos.prod(0, keepdim=True)),
     ("prod_all", lambda m, t: t.pos.prod()),
+    # A constant the reduction's prologue and epilogue share after CSE (pairwise distance + eps).
+    ("norm_epilogue_shared_constant",
+     lambda m, t: (t.y + 1e-3).abs().square().sum(1).sqrt() + 1e-3),
     ("prod_int", lambda m, t: t.xi.prod(1)),
     ("prod_bool", lambda m, t: t.xb.prod(1)),
     ("var_dim", lambda m, t: t.x.var(1)),
