@@ -1798,14 +1798,15 @@ ImportFunction findGenericImport(std::string_view overload) {
   return nullptr;
 }
 
+
+} // namespace
+
 std::string_view stripTorchOps(std::string_view target) {
   constexpr std::string_view kPrefix = "torch.ops.";
   if (target.substr(0, kPrefix.size()) == kPrefix)
     target.remove_prefix(kPrefix.size());
   return target;
 }
-
-} // namespace
 
 ImportFunction findImportFunction(std::string_view target) {
   target = stripTorchOps(target);

@@ -189,6 +189,9 @@ Expected<std::vector<int64_t>> normalizedDims(NodeImport &node, std::vector<int6
 /// Imports one node whose op the table knows. Unsupported errors mean "keep as aten_call".
 using ImportFunction = Status (*)(NodeImport &node);
 
+/// The target without its "torch.ops." prefix ("torch.ops.aten.add.Tensor" -> "aten.add.Tensor").
+std::string_view stripTorchOps(std::string_view target);
+
 /// The import function for an exported target ("torch.ops.aten.linear.default"), or null.
 ImportFunction findImportFunction(std::string_view target);
 

@@ -541,7 +541,7 @@ private:
     if (optional && node_.isNone(arg.name))
       return Item{};
     std::string base = optional ? type.substr(0, type.size() - 1) : type;
-    if (base == "Tensor") {
+    if (base == "Tensor" || base == "Scalar") {
       // A Python scalar where the schema says Tensor (torch.export passes `x - 1.0` to
       // subtract.Tensor that way) is a scalar, as PyTorch's wrapped numbers are.
       TC_ASSIGN_OR_RETURN(ScalarOrTensor value, node_.scalarOrTensor(arg.name));
@@ -558,14 +558,6 @@ private:
       for (Value *value : values)
         list.list.push_back(Item::ofTensor(value));
       return list;
-    }
-    if (base == "Scalar") {
-      TC_ASSIGN_OR_RETURN(ScalarOrTensor value, node_.scalarOrTensor(arg.name));
-      if (value.tensor != nullptr)
-        return Item::ofTensor(value.tensor);
-      return Item::ofNumber(value.scalar, value.scalarIsBool    ? Item::Kind::Bool
-                                          : value.scalarIsFloat ? Item::Kind::Float
-                                                                : Item::Kind::Int);
     }
     if (base == "int" || base == "SymInt") {
       TC_ASSIGN_OR_RETURN(std::optional<ir::Dim> value, node_.optionalSymInt(arg.name));
@@ -1293,20 +1285,14 @@ private:
       // numel(x): the element count (possibly symbolic).
       TC_TRY(need(1));
       TC_ASSIGN_OR_RETURN(Value * x, tensorOf(args[0]));
-      ir::SymExpr count = ir::SymExpr::constant(1);
-      for (const ir::Dim &d : x->type().shape)
-        count = ir::SymExpr::mul(count, d.asExpr());
-      return Item::ofDim(ir::Dim(count));
+      return Item::ofDim(ir::numElements(x->type().shape));
     }
     if (name == "flatten") {
       // flatten(x): x as a 1-d tensor (a 0-d one becomes [1]).
       TC_TRY(need(1));
       TC_ASSIGN_OR_RETURN(Value * x, tensorOf(args[0]));
-      ir::SymExpr count = ir::SymExpr::constant(1);
-      for (const ir::Dim &d : x->type().shape)
-        count = ir::SymExpr::mul(count, d.asExpr());
       ir::AttrMap attrs;
-      attrs.set("shape", ir::makeDimsAttr({ir::Dim(count)}));
+      attrs.set("shape", ir::makeDimsAttr({ir::numElements(x->type().shape)}));
       return emit(OpKind::Reshape, {args[0]}, std::move(attrs));
     }
     if (name == "iota") {
@@ -1387,11 +1373,6 @@ private:
   std::map<std::string, Item> locals_;
   std::map<std::string, const Expr *> pending_; ///< statements not read yet
 };
-
-std::string_view stripTorchOps(std::string_view target) {
-  constexpr std::string_view kPrefix = "torch.ops.";
-  return target.starts_with(kPrefix) ? target.substr(kPrefix.size()) : target;
-}
 
 Status importDecomposed(NodeImport &node) {
   std::string target = "aten." + node.schema().name + "." + node.schema().overload;

@@ -322,8 +322,8 @@ def summarize(rows) -> str:
     exported = [r for r in rows if r.get("export") is None]
     samples = sum(r["samples"] for r in exported)
     lines = [f"{len(rows)} OpInfos, {len(exported)} exported as programs of {samples} samples "
-             f"({len(rows) - len(exported)} not testable: torch.export failed, complex I/O or "
-             "no float32 sample)"]
+             f"({len(rows) - len(exported)} not testable: torch.export failed, complex I/O, no "
+             "sample or uninitialized memory)"]
     for level in LEVELS:
         ok = sum(1 for r in exported if r[level]["ok"])
         ok_samples = sum(r["samples"] for r in exported if r[level]["ok"])
