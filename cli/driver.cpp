@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -295,6 +296,51 @@ Status interpretToFiles(const LoadedProgram &program, const std::vector<std::str
   return Status::success();
 }
 
+/// Refuses a program with nodes thunderc cannot compile, before anything is written: one line
+/// naming each (target, reason) once, with how many nodes share it and the first one's name
+/// and source line.
+Status checkCompilable(const LoadedProgram &program) {
+  // Only the nodes still in the (optimized) graph: one whose results nothing reads is gone.
+  std::set<std::string> kept;
+  for (const auto &node : program.graph->nodes())
+    if (node->op() == ir::OpKind::AtenCall)
+      kept.insert(node->name());
+  std::vector<frontend::UnsupportedNode> nodes;
+  for (const frontend::UnsupportedNode &node : program.imported.unsupported)
+    if (kept.count(node.name))
+      nodes.push_back(node);
+  if (nodes.empty())
+    return Status::success();
+  struct Group {
+    const frontend::UnsupportedNode *first;
+    int count;
+  };
+  std::vector<Group> groups;
+  for (const frontend::UnsupportedNode &node : nodes) {
+    auto same = std::find_if(groups.begin(), groups.end(), [&](const Group &group) {
+      return group.first->target == node.target && group.first->reason == node.reason;
+    });
+    if (same != groups.end())
+      ++same->count;
+    else
+      groups.push_back({&node, 1});
+  }
+  std::string list;
+  for (const Group &group : groups) {
+    const frontend::UnsupportedNode &node = *group.first;
+    list += (list.empty() ? "" : "; ") + node.target + " (node '" + node.name + "'";
+    if (group.count > 1)
+      list += " and " + std::to_string(group.count - 1) + " more";
+    if (!node.source.file.empty())
+      list += ", " + std::filesystem::path(node.source.file).filename().string() + ":" +
+              node.source.loc.substr(node.source.loc.rfind(':') + 1);
+    list += "): " + node.reason;
+  }
+  return unsupported(program.path + ": " + std::to_string(nodes.size()) +
+                     " node(s) use ops thunderc cannot compile: " + list +
+                     " (thunderc --emit=report lists every node)");
+}
+
 Status compileToBundle(const LoadedProgram &program, const BundleRequest &request) {
   std::filesystem::path input(program.path);
   codegen::BundleOptions options;
@@ -316,6 +362,7 @@ Status compileToBundle(const LoadedProgram &program, const BundleRequest &reques
   }
   const std::string &outDir = request.outDir;
   TC_TRY(codegen::checkOutputFolder(outDir, program.path));
+  TC_TRY(checkCompilable(program));
   codegen::WeightSource weights = [&](const ir::Value &value) -> Expected<ir::TensorView> {
     if (!program.imported.weights)
       return invalidInput("text IR carries no weights for '" + value.name() + "'");

@@ -102,6 +102,7 @@ Estimate nodeFlops(const Node &node, const Bounds &bounds) {
   switch (op) {
   case OpKind::Linear:
   case OpKind::Matmul:
+  case OpKind::GroupedMatmul:
     return times(times(2, out), dimFromEnd(node.operand(0), 1, bounds));
   case OpKind::Addmm:
     return times(times(2, out), dimFromEnd(node.operand(1), 1, bounds));

@@ -112,6 +112,21 @@ Status emitAddmm(const ir::Node &node, EmitState &state) {
   return Status::success();
 }
 
+// grouped_matmul(a[S,K], b[G,K,N], offsets[G]): one grouped GEMM reading the offsets where
+// they are (the device for CUDA).
+Status emitGroupedMatmul(const ir::Node &node, EmitState &state) {
+  const ir::Value *a = node.operand(0);
+  const ir::Value *b = node.operand(1);
+  const ir::Value *offsets = node.operand(2);
+  const ir::Shape &bShape = b->type().shape;
+  state.callLibrary("grouped_gemm<" + ctype(a) + ", " + ctype(offsets) + ">(" +
+                    dimExpr(a->type().shape[0]) + ", " + dimExpr(bShape[1]) + ", " +
+                    dimExpr(bShape[2]) + ", " + dimExpr(bShape[0]) + ", " + state.ptr(a) + ", " +
+                    state.ptr(b) + ", " + state.ptr(offsets) + ", " + state.ptr(node.result()) +
+                    ")");
+  return Status::success();
+}
+
 Status emitConv2d(const ir::Node &node, EmitState &state) {
   const ir::Value *x = node.operand(0);
   const ir::Value *weight = node.operand(1);
@@ -514,6 +529,7 @@ Status emitNnNode(const ir::Node &node, EmitState &state) {
   case OpKind::Linear: return emitLinear(node, state);
   case OpKind::Matmul: return emitMatmul(node, state);
   case OpKind::Addmm: return emitAddmm(node, state);
+  case OpKind::GroupedMatmul: return emitGroupedMatmul(node, state);
   case OpKind::Conv2d: return emitConv2d(node, state);
   case OpKind::ConvTranspose2d: return emitConvTranspose2d(node, state);
   case OpKind::MaxPool2d:

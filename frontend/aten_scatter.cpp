@@ -529,9 +529,7 @@ Expected<Value *> indexPutMask(NodeImport &node, Value *self, size_t lead, Value
 /// that a bad index is reported with its own value).
 Expected<Value *> wrapNegative(NodeImport &node, Value *index, const ir::Dim &extent) {
   index = node.castTo(index, DType::I64);
-  if (!extent.isStatic())
-    return node.unsupportedFeature("index_put on a symbolic indexed dim");
-  Value *size = node.scalarConstant(static_cast<double>(extent.value()), DType::I64);
+  Value *size = node.sizeTensor(extent);
   Value *zero = node.scalarConstant(0.0, DType::I64);
   TC_ASSIGN_OR_RETURN(Value * negative, binary(node, OpKind::Lt, index, zero));
   TC_ASSIGN_OR_RETURN(Value * wrapped, binary(node, OpKind::Add, index, size));
@@ -629,30 +627,23 @@ Status importIndexPut(NodeImport &node) {
     // a position with a bad index gets row -1.
     Value *rows = nullptr;
     Value *valid = nullptr;
-    int64_t stride = 1;
-    std::vector<ir::Dim> indexedDims;
-    for (size_t k : positions)
-      indexedDims.push_back(shape[k]);
-    if (!allStatic(indexedDims))
-      return node.unsupportedFeature("index_put on a symbolic indexed dim");
+    ir::Dim stride(1);
     for (size_t m = positions.size(); m-- > 0;) {
-      int64_t extent = indexedDims[m].value();
+      const ir::Dim &extentDim = shape[positions[m]];
+      // A symbolic extent (MoE routers' `inv[perm] = arange(S)`) is read from its symbol.
+      Value *extent = node.sizeTensor(extentDim);
       TC_ASSIGN_OR_RETURN(Value * index,
                           expand(node, node.castTo(indices[positions[m]], DType::I64), common));
-      Value *low = node.scalarConstant(static_cast<double>(-extent), DType::I64);
       Value *zero = node.scalarConstant(0.0, DType::I64);
+      TC_ASSIGN_OR_RETURN(Value * low, node.emitInferred(OpKind::Neg, {extent}));
       TC_ASSIGN_OR_RETURN(Value * notBelow, binary(node, OpKind::Ge, index, low));
       TC_ASSIGN_OR_RETURN(Value * negative, binary(node, OpKind::Lt, index, zero));
       TC_ASSIGN_OR_RETURN(Value * wraps, binary(node, OpKind::LogicalAnd, notBelow, negative));
-      TC_ASSIGN_OR_RETURN(Value * wrapped,
-                          binary(node, OpKind::Add, index,
-                                 node.scalarConstant(static_cast<double>(extent), DType::I64)));
+      TC_ASSIGN_OR_RETURN(Value * wrapped, binary(node, OpKind::Add, index, extent));
       TC_ASSIGN_OR_RETURN(index, node.emitInferred(OpKind::Where, {wraps, wrapped, index}));
       if (positions.size() > 1) {
         TC_ASSIGN_OR_RETURN(Value * atLeastZero, binary(node, OpKind::Ge, index, zero));
-        TC_ASSIGN_OR_RETURN(Value * belowExtent,
-                            binary(node, OpKind::Lt, index,
-                                   node.scalarConstant(static_cast<double>(extent), DType::I64)));
+        TC_ASSIGN_OR_RETURN(Value * belowExtent, binary(node, OpKind::Lt, index, extent));
         TC_ASSIGN_OR_RETURN(Value * inRange,
                             binary(node, OpKind::LogicalAnd, atLeastZero, belowExtent));
         if (valid == nullptr) {
@@ -660,10 +651,8 @@ Status importIndexPut(NodeImport &node) {
         } else {
           TC_ASSIGN_OR_RETURN(valid, binary(node, OpKind::LogicalAnd, valid, inRange));
         }
-        if (stride != 1) {
-          TC_ASSIGN_OR_RETURN(index, binary(node, OpKind::Mul, index,
-                                            node.scalarConstant(static_cast<double>(stride),
-                                                                DType::I64)));
+        if (!(stride == ir::Dim(1))) {
+          TC_ASSIGN_OR_RETURN(index, binary(node, OpKind::Mul, index, node.sizeTensor(stride)));
         }
       }
       if (rows == nullptr) {
@@ -671,7 +660,7 @@ Status importIndexPut(NodeImport &node) {
       } else {
         TC_ASSIGN_OR_RETURN(rows, binary(node, OpKind::Add, rows, index));
       }
-      stride *= extent;
+      stride = product({stride, extentDim});
     }
     if (valid != nullptr) {
       TC_ASSIGN_OR_RETURN(rows, node.emitInferred(OpKind::Where,
@@ -681,7 +670,7 @@ Status importIndexPut(NodeImport &node) {
     TC_ASSIGN_OR_RETURN(rows, expand(node, rows, {count, columns}));
     TC_ASSIGN_OR_RETURN(Value * moved, permute(node, self, order));
     std::vector<ir::Dim> movedShape = moved->type().shape;
-    TC_ASSIGN_OR_RETURN(Value * table, reshape(node, moved, {ir::Dim(stride), columns}));
+    TC_ASSIGN_OR_RETURN(Value * table, reshape(node, moved, {stride, columns}));
     TC_ASSIGN_OR_RETURN(table, scatterInto(node, table, 0, rows, values,
                                            accumulate ? "sum" : "none", true));
     TC_ASSIGN_OR_RETURN(table, reshape(node, table, movedShape));

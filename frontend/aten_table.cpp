@@ -437,6 +437,34 @@ Status importMatmul(NodeImport &node) {
   return emitOne(node, OpKind::Matmul, {a, b});
 }
 
+// A Mixture-of-Experts layer's grouped GEMM over tokens sorted by expert: transformers'
+// grouped_mm_fallback (float32 exports) and torch._grouped_mm (bf16) of a 2-d input against a
+// 3-d stack of expert matrices with cumulative row offsets.
+Status importGroupedMm(NodeImport &node) {
+  const bool aten = node.schema().name == "_grouped_mm";
+  TC_ASSIGN_OR_RETURN(Value * a, node.tensor(aten ? "self" : "input"));
+  TC_ASSIGN_OR_RETURN(Value * b, node.tensor(aten ? "mat2" : "weight"));
+  if (aten && node.isNone("offs"))
+    return node.unsupportedFeature("_grouped_mm without offsets");
+  TC_ASSIGN_OR_RETURN(Value * offsets, node.tensor("offs"));
+  if (aten && !node.isNone("bias"))
+    return node.unsupportedFeature("_grouped_mm with a bias");
+  if (a->type().rank() != 2 || b->type().rank() != 3)
+    return node.unsupportedFeature("grouped GEMM of " + a->type().str() + " and " +
+                                   b->type().str() + " (only a 2-d input against 3-d groups)");
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  if (a->type().dtype != b->type().dtype)
+    return invalidInput("grouped GEMM of " + a->type().str() + " and " + b->type().str() +
+                        " in node '" + node.name() + "'");
+  if (out.dtype == a->type().dtype)
+    return emitOne(node, OpKind::GroupedMatmul, {a, b, offsets});
+  TC_ASSIGN_OR_RETURN(Value * product,
+                      node.emitInferred(OpKind::GroupedMatmul, {a, b, offsets}));
+  AttrMap cast;
+  cast.set("dtype", out.dtype);
+  return emitOne(node, OpKind::Cast, {product}, std::move(cast));
+}
+
 Status importAddmm(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * bias, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(Value * a, node.tensor("mat1"));
@@ -1570,6 +1598,8 @@ constexpr TableEntry kTable[] = {
     {"aten.mm.default", importMatmul},
     {"aten.bmm.default", importMatmul},
     {"aten.addmm.default", importAddmm},
+    {"aten._grouped_mm.default", importGroupedMm},
+    {"transformers.grouped_mm_fallback.default", importGroupedMm},
     {"aten.scaled_dot_product_attention.default", importAttention},
     // pooling
     {"aten.max_pool2d.default", importMaxPool2d},

@@ -433,7 +433,12 @@ Registry buildRegistry() {
   registry.schemas.reserve(std::size(kSchemaTexts));
   for (const std::string_view text : kSchemaTexts) {
     OpSchema schema = parseOpSchema(text);
+    // aten schemas are written without their namespace; another library's keep it
+    // ("transformers::grouped_mm_fallback(...)") and are keyed with it.
     std::string key = schema.name + "." + schema.overload;
+    const std::string_view head = text.substr(0, text.find('('));
+    if (const size_t colons = head.find("::"); colons != std::string_view::npos)
+      key = std::string(head.substr(0, colons)) + "::" + key;
     const bool inserted = registry.indexByKey.emplace(key, registry.schemas.size()).second;
     TC_CHECK(inserted, "duplicate schema '" + key + "' in frontend/aten_schemas.inc");
     registry.schemas.push_back(std::move(schema));
@@ -498,8 +503,18 @@ const OpSchema *findOpSchema(std::string_view target) {
   bool overloadOptional = true; // "aten::relu" and "relu" name the default overload
   if (target.starts_with("torch.ops.")) {
     target.remove_prefix(std::string_view("torch.ops.").size());
-    if (!target.starts_with("aten."))
-      return nullptr;
+    if (!target.starts_with("aten.")) {
+      // Another library's op ("torch.ops.transformers.grouped_mm_fallback.default"): keyed
+      // "transformers::grouped_mm_fallback.default".
+      const size_t dot = target.find('.');
+      if (dot == std::string_view::npos || target.find('.', dot + 1) == std::string_view::npos)
+        return nullptr;
+      std::string key = std::string(target.substr(0, dot)) + "::" +
+                        std::string(target.substr(dot + 1));
+      const auto found = registry().indexByKey.find(key);
+      return found == registry().indexByKey.end() ? nullptr
+                                                  : &registry().schemas[found->second];
+    }
   }
   if (target.starts_with("aten.")) {
     target.remove_prefix(std::string_view("aten.").size());

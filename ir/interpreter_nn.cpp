@@ -257,6 +257,36 @@ Status matmul(OpCall &call) {
   return Status::success();
 }
 
+/// grouped_matmul(a[S,K], b[G,K,N], offsets[G]): rows [offsets[g-1], offsets[g]) of a (clipped
+/// to [0, S); offsets[-1] = 0) times b[g], groups in order (a later group's rows win); rows no
+/// group holds stay zero.
+Status groupedMatmul(OpCall &call) {
+  const Tensor &a = call.operand(0);
+  const Tensor &b = call.operand(1);
+  const Tensor &offsets = call.operand(2);
+  Tensor &output = call.result();
+  if (a.rank() != 2 || b.rank() != 3 || offsets.rank() != 1 || a.shape[1] != b.shape[1] ||
+      offsets.shape[0] != b.shape[0])
+    return invalidInput("grouped_matmul of " + shapeText(a.shape) + ", " + shapeText(b.shape) +
+                        " and offsets " + shapeText(offsets.shape));
+  int64_t rows = a.shape[0];
+  int64_t k = a.shape[1];
+  int64_t n = b.shape[2];
+  TC_TRY(expectShape(output, {rows, n}));
+  std::fill(output.data.begin(), output.data.end(), 0.0);
+  int64_t start = 0;
+  for (int64_t g = 0; g < b.shape[0]; ++g) {
+    int64_t end = static_cast<int64_t>(offsets.data[static_cast<size_t>(g)]);
+    int64_t first = std::clamp<int64_t>(start, 0, rows);
+    int64_t last = std::clamp<int64_t>(end, 0, rows);
+    if (last > first)
+      gemm(a.data.data() + first * k, b.data.data() + g * k * n, output.data.data() + first * n,
+           last - first, k, n);
+    start = end;
+  }
+  return Status::success();
+}
+
 /// addmm(bias, a[n,k], b[k,m]) = beta * bias + alpha * (a @ b). beta == 0 ignores the bias
 /// entirely (NaN included), as PyTorch does.
 Status addmm(OpCall &call) {
@@ -563,6 +593,8 @@ Status runNnOp(OpCall &call) {
     return matmul(call);
   case OpKind::Addmm:
     return addmm(call);
+  case OpKind::GroupedMatmul:
+    return groupedMatmul(call);
   case OpKind::Conv2d:
     return conv2d(call);
   case OpKind::ConvTranspose2d:

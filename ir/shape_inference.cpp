@@ -350,7 +350,7 @@ Expected<TypeList> single(Expected<TensorType> type) {
 }
 
 // Elementwise unary and binary ops are inferred by family; every other op has a case below.
-static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 59,
+static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 60,
               "ir/ops.def changed: give the new op a case in inferByOp");
 
 // Unary and binary ops by family, the others with one case per op of ir/ops.def. The operand
@@ -391,6 +391,8 @@ Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap 
     return single(inferMatmul(x, operands[1]));
   case OpKind::Addmm:
     return single(inferAddmm(operands));
+  case OpKind::GroupedMatmul:
+    return single(inferGroupedMatmul(operands));
   case OpKind::Conv2d:
     return single(inferConv2d(operands, attrs));
   case OpKind::ConvTranspose2d:

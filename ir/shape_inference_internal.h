@@ -85,6 +85,7 @@ Expected<TensorType> inferBatchNorm(const TypeList &operands);
 Expected<TensorType> inferLinear(const TypeList &operands);
 Expected<TensorType> inferMatmul(const TensorType &a, const TensorType &b);
 Expected<TensorType> inferAddmm(const TypeList &operands);
+Expected<TensorType> inferGroupedMatmul(const TypeList &operands);
 Expected<TensorType> inferConv2d(const TypeList &operands, const AttrMap &attrs);
 Expected<TensorType> inferConvTranspose2d(const TypeList &operands, const AttrMap &attrs);
 Expected<TensorType> inferAttention(const TypeList &operands, const AttrMap &attrs);

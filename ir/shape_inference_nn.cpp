@@ -145,6 +145,25 @@ Expected<TensorType> inferBatchNorm(const TypeList &operands) {
 
 // ---- matmul family ----
 
+Expected<TensorType> inferGroupedMatmul(const TypeList &operands) {
+  const TensorType &a = operands[0];
+  const TensorType &b = operands[1];
+  const TensorType &offsets = operands[2];
+  TC_TRY(requireSameDType(a, b));
+  TC_TRY(requireRank(OpKind::GroupedMatmul, "rows", a, 2, 2));
+  TC_TRY(requireRank(OpKind::GroupedMatmul, "group matrices", b, 3, 3));
+  TC_TRY(requireRank(OpKind::GroupedMatmul, "offsets", offsets, 1, 1));
+  if (!isIntegral(offsets.dtype) || offsets.dtype == DType::Bool)
+    return invalidInput("grouped_matmul offsets " + offsets.str() + " are not integers");
+  if (!mayBeEqual(a.shape[1], b.shape[1]))
+    return invalidInput("grouped_matmul inner dims of " + a.str() + " and " + b.str() +
+                        " differ");
+  if (!mayBeEqual(offsets.shape[0], b.shape[0]))
+    return invalidInput("grouped_matmul has " + offsets.shape[0].str() + " offsets for " +
+                        b.shape[0].str() + " groups (" + b.str() + ")");
+  return TensorType{a.dtype, {a.shape[0], b.shape[2]}};
+}
+
 Expected<TensorType> inferMatmul(const TensorType &a, const TensorType &b) {
   TC_TRY(requireSameDType(a, b));
   if (a.rank() == 0 || b.rank() == 0)

@@ -38,6 +38,15 @@ LLMS = {
     "gpt2": ("GPT2Config", "GPT2LMHeadModel", {}),
     "cohere": ("CohereConfig", "CohereForCausalLM", {}),
     "glm4": ("Glm4Config", "Glm4ForCausalLM", {}),
+    # Mixture-of-Experts: transformers' default experts implementation (grouped_mm: tokens
+    # sorted by expert, one grouped GEMM over the tokens each expert gets), and its batched_mm
+    # alternative (each token's experts' weights gathered, then one batched GEMM).
+    "mixtral": ("MixtralConfig", "MixtralForCausalLM", {"sliding_window": None}),
+    "qwen2_moe": ("Qwen2MoeConfig", "Qwen2MoeForCausalLM",
+                  {"num_experts": 8, "moe_intermediate_size": 64,
+                   "shared_expert_intermediate_size": 128}),
+    "mixtral_batched": ("MixtralConfig", "MixtralForCausalLM",
+                        {"sliding_window": None, "experts": "batched_mm"}),
 }
 PROMPT_LENGTH = 7
 NEW_TOKENS = 32
@@ -45,10 +54,14 @@ MAX_CACHE_LENGTH = 48
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
 
-def build(name: str, dtype: torch.dtype = torch.float32) -> torch.nn.Module:
+def build(name: str, dtype: torch.dtype = torch.float32, experts: str = "") -> torch.nn.Module:
+    """The model in `dtype`; `experts` overrides a Mixture-of-Experts model's experts
+    implementation (the fp64 referee uses "eager": torch's grouped_mm has no float64 kernel)."""
     import transformers
 
     config_class, model_class, overrides = LLMS[name]
+    overrides = dict(overrides)
+    experts = experts or overrides.pop("experts", "")
     config = _small(getattr(transformers, config_class), **overrides)
     config.use_cache = True
     # Random weights at the default scale (0.02) make greedy decoding repeat one token with
@@ -57,6 +70,8 @@ def build(name: str, dtype: torch.dtype = torch.float32) -> torch.nn.Module:
     config.initializer_range = 0.3
     torch.manual_seed(0)
     model = getattr(transformers, model_class)(config).to(dtype).eval()
+    if experts:
+        model.set_experts_implementation(experts)
     model.generation_config.use_cache = True
     model.generation_config.cache_implementation = "static"
     model.generation_config.cache_config = {"batch_size": 1, "max_cache_len": MAX_CACHE_LENGTH}
@@ -89,7 +104,8 @@ def reference(model: torch.nn.Module, prompt: torch.Tensor) -> tuple:
 
 def referee(name: str, prompt: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
     """The logits of each new token computed in float64 from the same token sequence."""
-    model = build(name, torch.float64)
+    moe = any(hasattr(module, "num_experts") for module in build(name).modules())
+    model = build(name, torch.float64, "eager" if moe else "")
     sequence = torch.cat([prompt, tokens[:-1]])[None]
     with torch.no_grad():
         logits = model(input_ids=sequence, use_cache=False).logits[0]

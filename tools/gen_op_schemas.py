@@ -64,7 +64,7 @@ EXTRA_OVERLOADS = [
     "maximum.default", "erf.default", "exp2.default", "square.default", "mean.default",
     "sum.default", "norm.ScalarOpt_dim", "std.correction", "var.correction",
     "native_layer_norm.default", "embedding.default", "gelu.default", "sigmoid.default",
-    "tanh.default", "einsum.default", "baddbmm.default", "addmm.default", "mm.default",
+    "tanh.default", "einsum.default", "baddbmm.default", "addmm.default", "mm.default", "_grouped_mm.default",
     "bmm.default", "index.Tensor", "_unsafe_index.Tensor", "index_select.default", "gather.default",
     "masked_fill_.Scalar", "_assert_tensor_metadata.default", "_assert_scalar.default",
     "sym_constrain_range_for_size.default", "sym_size.int", "sym_numel.default",
@@ -198,6 +198,30 @@ def core_overloads():
     return found
 
 
+# Ops of other libraries that exported programs call, by namespace: the module whose import
+# registers them, and the overloads. Their schemas keep the namespace ("transformers::...").
+OTHER_LIBRARIES = {
+    # Mixture-of-Experts layers exported in float32 (transformers.integrations.moe).
+    "transformers": ("transformers.integrations.moe", ["grouped_mm_fallback.default"]),
+}
+
+
+def other_library_overloads():
+    """(namespace, name, overload) -> OpOverload for OTHER_LIBRARIES."""
+    import importlib
+    found = {}
+    for namespace, (module, overloads) in OTHER_LIBRARIES.items():
+        importlib.import_module(module)
+        for qualified in overloads:
+            name, _, overload = qualified.rpartition(".")
+            try:
+                found[(namespace, name, overload)] = getattr(
+                    getattr(getattr(torch.ops, namespace), name), overload)
+            except (AttributeError, RuntimeError) as error:
+                fail(f"'{namespace}.{qualified}' is not registered by {module}: {error}")
+    return found
+
+
 DECOMPOSITIONS = REPO_ROOT / "frontend" / "aten" / "decompositions.def"
 
 
@@ -246,7 +270,7 @@ def unconvertible_default(argument):
     return None
 
 
-def schema_lines(selected):
+def schema_lines(selected, others):
     lines, problems = [], []
     for key in sorted(selected):
         schema = selected[key]._schema
@@ -259,6 +283,15 @@ def schema_lines(selected):
             fail(f"unexpected schema text for aten.{key[0]}.{key[1]}: {text!r}")
         text = text[len("aten::"):].replace("\\", "\\\\").replace('"', '\\"')
         lines.append(f'TC_ATEN_SCHEMA("{text}")')
+    for key in sorted(others):
+        text = str(others[key]._schema)
+        for argument in others[key]._schema.arguments:
+            reason = unconvertible_default(argument)
+            if reason:
+                problems.append(f"{'.'.join(key)}: argument '{argument.name}': {reason}")
+        if not text.startswith(key[0] + "::") or not text.isascii() or "\n" in text:
+            fail(f"unexpected schema text for {'.'.join(key)}: {text!r}")
+        lines.append('TC_ATEN_SCHEMA("' + text.replace("\\", "\\\\").replace('"', '\\"') + '")')
     if problems:
         fail("defaults op_schema.cpp cannot convert (teach convertDefault, then "
              "SCALAR_DEFAULT_KINDS here):\n  " + "\n  ".join(problems))
@@ -270,8 +303,8 @@ def render(lines):
         "// GENERATED FILE - DO NOT EDIT. Regenerate with:",
         f"//   {COMMAND}",
         f"// from torch {torch.__version__}: every aten overload tagged torch.Tag.core plus the",
-        "// EXTRA_OVERLOADS list in that script, sorted by (name, overload); "
-        f"{len(lines)} overloads.",
+        "// EXTRA_OVERLOADS list in that script, sorted by (name, overload), then the other",
+        f"// libraries' ops of OTHER_LIBRARIES (with their namespace); {len(lines)} overloads.",
         "// Each entry is str(torch.ops.aten.<op>.<overload>._schema) without the \"aten::\"",
         "// prefix; enum defaults are c10 integers. Consumed by frontend/op_schema.cpp.",
         "#ifndef TC_ATEN_SCHEMA",
@@ -288,7 +321,7 @@ def main():
                         help="compare with --output instead of writing it")
     options = parser.parse_args()
 
-    lines = schema_lines(selected_overloads())
+    lines = schema_lines(selected_overloads(), other_library_overloads())
     text = render(lines)
     if options.check:
         if not options.output.exists() or options.output.read_text() != text:

@@ -304,6 +304,28 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, int64_t a_
              c);
 }
 
+/// Grouped GEMM (a Mixture-of-Experts layer's tokens sorted by expert): C [rows, n] gets
+/// A [rows, k]'s rows [offsets[g-1], offsets[g]) (clipped to [0, rows); offsets[-1] = 0) times
+/// B[g] [k, n] for each group g in order (a later group's rows win where offsets decrease);
+/// rows no group holds are zero. Each group is one gemm over only its own rows.
+template <typename T, typename O>
+void grouped_gemm(int64_t rows, int64_t k, int64_t n, int64_t groups, const T *a, const T *b,
+                  const O *offsets, T *c) {
+  if (rows <= 0 || n <= 0)
+    return;
+  std::fill(c, c + rows * n, T(0));
+  int64_t start = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t end = static_cast<int64_t>(offsets[g]);
+    const int64_t first = std::min(std::max<int64_t>(start, 0), rows);
+    const int64_t last = std::min(std::max<int64_t>(end, 0), rows);
+    if (last > first)
+      gemm<T>(1, last - first, n, k, a + first * k, 0, false, b + g * k * n, 0, false, 1.0, 0.0,
+              c + first * n);
+    start = end;
+  }
+}
+
 /// Elements of T that conv2d needs in `workspace`: one im2col matrix of one group,
 /// [C / groups * KH * KW, OH * OW].
 inline int64_t conv2d_workspace_size(int64_t C, int64_t KH, int64_t KW, int64_t OH, int64_t OW,

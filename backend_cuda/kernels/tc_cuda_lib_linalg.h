@@ -86,6 +86,39 @@ TC_UNROLL
   }
 }
 
+/// tc::grouped_gemm on the GPU: one thread per output element finds the (last) group holding
+/// its row in the device-resident offsets and sums its dot product in float (double for
+/// double and integers), so no offsets are read back and the launch stays asynchronous.
+template <typename T, typename O>
+__global__ void __launch_bounds__(kThreads)
+    grouped_gemm_kernel(int64_t rows, int64_t k, int64_t n, int64_t groups,
+                        const T *__restrict__ a, const T *__restrict__ b,
+                        const O *__restrict__ offsets, T *__restrict__ c) {
+  using acc_t = typename std::conditional<tc::is_floating<T>::value, float_acc_t<T>,
+                                          double>::type;
+  for (int64_t index = tc::cuda::global_thread(); index < rows * n;
+       index += tc::cuda::grid_threads()) {
+    const int64_t r = index / n;
+    const int64_t j = index % n;
+    int64_t group = -1;
+    int64_t start = 0;
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t end = static_cast<int64_t>(ldg(offsets + g));
+      if (r >= start && r < end)
+        group = g;
+      start = end;
+    }
+    acc_t sum = acc_t(0);
+    if (group >= 0) {
+      const T *row = a + r * k;
+      const T *column = b + group * k * n + j;
+      for (int64_t p = 0; p < k; ++p)
+        sum += tc::cast<acc_t>(ldg(row + p)) * tc::cast<acc_t>(ldg(column + p * n));
+    }
+    c[index] = tc::cast<T>(sum);
+  }
+}
+
 /// Row-major C = A B is column-major C^T = B^T A^T: cuBLAS's first operand is our B (n x k
 /// after its op), its second our A, and C^T has leading dimension n. alpha and beta are host
 /// scalars (the handle's default CUBLAS_POINTER_MODE_HOST). C may be float for f16/bf16 A
@@ -235,6 +268,20 @@ result gemm(const exec &ex, int64_t batch, int64_t m, int64_t n, int64_t k, cons
     (batch, m, n, k, a, a_batch_stride, trans_a, b, b_batch_stride, trans_b, alpha, beta, c);
     return detail::launched();
   }
+}
+
+/// tc::grouped_gemm: C [rows, n] = A's rows [offsets[g-1], offsets[g]) times B[g] [k, n] per
+/// group, in order; rows no group holds are zero. offsets stay on the device (one kernel,
+/// detail::grouped_gemm_kernel).
+template <typename T, typename O>
+result grouped_gemm(const exec &ex, int64_t rows, int64_t k, int64_t n, int64_t groups,
+                    const T *a, const T *b, const O *offsets, T *c) {
+  if (rows <= 0 || n <= 0)
+    return result{};
+  TC_LAUNCH(detail::blocks_for(rows * n), detail::kThreads, 0, ex.stream,
+            detail::grouped_gemm_kernel<T, O>)
+  (rows, k, n, groups, a, b, offsets, c);
+  return detail::launched();
 }
 
 /// Elements of T that conv2d needs in `workspace`: the im2col matrix of one image, all

@@ -51,7 +51,11 @@
   template tcg::result tcg::max_pool3d<T>(TCG_EXEC, const T *, int64_t, const tc::pool_geometry &, \
                                           T *, int64_t *);                                         \
   template tcg::result tcg::gemm<T>(TCG_EXEC, int64_t, int64_t, int64_t, int64_t, const T *,       \
-                                    int64_t, bool, const T *, int64_t, bool, double, double, T *);
+                                    int64_t, bool, const T *, int64_t, bool, double, double, T *); \
+  template tcg::result tcg::grouped_gemm<T, int32_t>(TCG_EXEC, int64_t, int64_t, int64_t, int64_t, \
+                                                     const T *, const T *, const int32_t *, T *);  \
+  template tcg::result tcg::grouped_gemm<T, int64_t>(TCG_EXEC, int64_t, int64_t, int64_t, int64_t, \
+                                                     const T *, const T *, const int64_t *, T *);
 
 // Arithmetic kernels: the floating types.
 #define TCG_INSTANTIATE_FLOATING(T)                                                                \

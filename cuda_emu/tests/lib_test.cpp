@@ -445,6 +445,34 @@ TEST_CASE("tcg::cumsum: both layouts, integers into int64, empty extents") {
   checkCumsum<bool, int64_t>();
 }
 
+template <typename T, typename O> void checkGroupedGemm() {
+  const int64_t rows = 13, k = 10, n = 7, groups = 4;
+  for (const std::vector<O> &offsets : std::vector<std::vector<O>>{
+           {3, 3, 8, 13}, {0, 2, 5, 9}, {4, 9, 14, 20}, {7, 2, 10, 13}}) {
+    Context context;
+    const Array<T> a = randomArray<T>(rows * k, -2, 2, 71);
+    const Array<T> b = randomArray<T>(groups * k * n, -2, 2, 72);
+    Array<T> want(rows * n);
+    tc::grouped_gemm<T, O>(rows, k, n, groups, a.data(), b.data(), offsets.data(), want.data());
+    Buffer<T> x(a);
+    Buffer<T> w(b);
+    Array<O> offsetArray(groups);
+    for (int64_t g = 0; g < groups; ++g)
+      offsetArray[g] = offsets[static_cast<size_t>(g)];
+    Buffer<O> o(offsetArray);
+    Buffer<T> y(rows * n);
+    REQUIRE_OK(tcg::grouped_gemm<T, O>(context.ex, rows, k, n, groups, x.data(), w.data(),
+                                       o.data(), y.data()));
+    expectNear(y.read(), want, reorderedSumTolerance<T>(), 1e-5);
+  }
+}
+
+TEST_CASE("tcg::grouped_gemm: offsets stay on the device; empty, missing and late groups") {
+  checkGroupedGemm<float, int32_t>();
+  checkGroupedGemm<float, int64_t>();
+  checkGroupedGemm<double, int64_t>();
+}
+
 template <typename T> void checkArgmaxAndAny(double low, double high) {
   for (const ReduceShape &shape : kReduceShapes) {
     CAPTURE(shape.extent);

@@ -233,6 +233,40 @@ TEST_CASE("kernels: gemm matches matmul, addmm and linear") {
   checkLinear<tc::bfloat16>();
 }
 
+/// grouped_gemm against the interpreter's grouped_matmul: groups of every size (empty ones,
+/// a group past the rows, rows no group holds, decreasing offsets) and i32/i64 offsets.
+template <typename T, typename O> void checkGroupedGemm() {
+  DType dtype = dtypeOf<T>();
+  const int64_t rows = 11, k = 9, n = 6, groups = 4;
+  for (const std::vector<int64_t> &offsets :
+       std::vector<std::vector<int64_t>>{{3, 3, 7, 11},   // an empty group
+                                         {0, 2, 5, 8},    // rows 8..10 held by no group
+                                         {4, 9, 13, 20},  // groups past the last row
+                                         {6, 2, 9, 11},   // decreasing: the later group wins
+                                         {11, 11, 11, 11}}) {
+    HostTensor a = randomTensor(dtype, {rows, k}, 61);
+    HostTensor b = randomTensor(dtype, {groups, k, n}, 62);
+    std::vector<double> offsetValues(offsets.begin(), offsets.end());
+    HostTensor offsetTensor = makeTensor(dtypeOf<O>(), {groups}, offsetValues);
+    std::vector<double> expected = interpretOp(OpKind::GroupedMatmul, {a, b, offsetTensor});
+    std::vector<T> typedA = typedOf<T>(a);
+    std::vector<T> typedB = typedOf<T>(b);
+    std::vector<O> typedOffsets(offsets.begin(), offsets.end());
+    std::vector<T> c(static_cast<size_t>(rows * n), tc::cast<T>(kNaN));
+    tc::grouped_gemm<T, O>(rows, k, n, groups, typedA.data(), typedB.data(),
+                           typedOffsets.data(), c.data());
+    INFO(dtypeName(dtype) << " offsets " << shapeString(offsets));
+    checkValues(doublesOf(c), expected, toleranceFor(dtype));
+  }
+}
+
+TEST_CASE("kernels: grouped_gemm matches grouped_matmul") {
+  checkGroupedGemm<float, int32_t>();
+  checkGroupedGemm<float, int64_t>();
+  checkGroupedGemm<double, int32_t>();
+  checkGroupedGemm<tc::bfloat16, int64_t>();
+}
+
 TEST_CASE("kernels: integer gemm accumulates exactly") {
   std::vector<int64_t> a = {1, 2, 3, 4, 5, 6};    // [2, 3]
   std::vector<int64_t> b = {7, 8, 9, 10, 11, 12}; // [3, 2]

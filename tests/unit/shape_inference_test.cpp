@@ -344,6 +344,8 @@ std::vector<Example> examples() {
       {OpKind::Gather, {"f16[5,4]", "i64[7,4]"}, attrs({{"dim", intAttr(0)}}), {}, "f16[7,4]"});
   list.push_back(
       {OpKind::Cumsum, {"i32[?s0,3]"}, attrs({{"dim", intAttr(-1)}}), {}, "i64[?s0,3]"});
+  list.push_back(
+      {OpKind::GroupedMatmul, {"bf16[?s0,16]", "bf16[4,16,8]", "i64[4]"}, {}, {}, "bf16[?s0,8]"});
   list.push_back({OpKind::Pad,
                   {"f32[2,?s0,5]"},
                   attrs({{"mode", std::string("reflect")},
@@ -1071,6 +1073,14 @@ TEST_CASE("cumsum and gather") {
   auto contains = [](const std::string &text, const std::string &part) {
     return text.find(part) != std::string::npos;
   };
+  CHECK(infer(OpKind::GroupedMatmul, {"f32[?s0,64]", "f32[8,64,128]", "i32[8]"}) ==
+        "f32[?s0,128]");
+  CHECK(contains(infer(OpKind::GroupedMatmul, {"f32[6,64]", "f32[8,32,128]", "i32[8]"}),
+                 "inner dims"));
+  CHECK(contains(infer(OpKind::GroupedMatmul, {"f32[6,64]", "f32[8,64,128]", "i32[7]"}),
+                 "7 offsets for 8 groups"));
+  CHECK(contains(infer(OpKind::GroupedMatmul, {"f32[6,64]", "f32[8,64,128]", "f32[8]"}),
+                 "not integers"));
   CHECK(infer(OpKind::Cumsum, {"bool[4]"}, attrs({{"dim", intAttr(0)}})) == "i64[4]");
   CHECK(infer(OpKind::Cumsum, {"bf16[]"}, attrs({{"dim", intAttr(-1)}})) == "bf16[]");
   CHECK(contains(infer(OpKind::Cumsum, {"f32[2,3]"}, attrs({{"dim", intAttr(2)}})),
