@@ -270,10 +270,22 @@ def save_torchscript(model: torch.nn.Module, args: tuple, folder: Path) -> dict[
     return info
 
 
+def fp64_referee_model(model: torch.nn.Module) -> torch.nn.Module:
+    """A float64 copy of the model. Mixture-of-Experts layers of transformers switch to their
+    "eager" experts (a loop over experts): torch's grouped_mm, their default, has no float64
+    kernel; both compute the same function."""
+    model_fp64 = copy.deepcopy(model).double()
+    if any(hasattr(module, "num_experts") for module in model_fp64.modules()):
+        for module in model_fp64.modules():
+            if hasattr(module, "set_experts_implementation"):
+                module.set_experts_implementation("eager")
+    return model_fp64
+
+
 def export_one(entry: zoo.ZooEntry, out_root: Path, check: bool, torchscript: bool = True) -> str:
     t0 = time.time()
     model = entry.make_model()
-    model_fp64 = copy.deepcopy(model).double()
+    model_fp64 = fp64_referee_model(model)
     args = entry.make_inputs()
     dynamic_shapes = entry.dynamic_shapes() if entry.dynamic_shapes else None
 

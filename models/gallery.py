@@ -263,6 +263,13 @@ GALLERY: list[zoo.ZooEntry] = [
     _entry("hf_qwen2", _hf("Qwen2Config", "Qwen2Model"), _tokens(), 114),
     _entry("hf_phi3", _hf("Phi3Config", "Phi3Model"), _tokens(), 115),
     _entry("hf_gemma", _hf("GemmaConfig", "GemmaModel"), _tokens(), 116),
+    _entry("hf_cohere", _hf("CohereConfig", "CohereModel"), _tokens(), 118),
+    _entry("hf_glm4", _hf("Glm4Config", "Glm4Model"), _tokens(), 119),
+    # Mixture-of-Experts (tokens routed to experts at run time: a grouped GEMM per layer)
+    _entry("hf_mixtral", _hf("MixtralConfig", "MixtralModel"), _tokens(), 151),
+    _entry("hf_qwen2_moe", _hf("Qwen2MoeConfig", "Qwen2MoeModel", num_experts=8,
+                               moe_intermediate_size=64, shared_expert_intermediate_size=128),
+           _tokens(), 152),
     _entry("hf_llama_dynamic", _hf("LlamaConfig", "LlamaModel"), _tokens(batch=2), 117,
            _TOKEN_DIMS, _TOKEN_CASES),
     # Vision

@@ -470,10 +470,12 @@ CASES = [
          EXIT_INVALID, r"addmm matrix must have rank 2, got f32\[128\]"),
     Case("unknown_op_namespace",
          json_case(lambda d: nodes(d)[0].__setitem__("target", "torch.ops.evil.payload.default")),
-         EXIT_UNSUPPORTED, r"1 node\(s\) use ops thunderc cannot compile \(no runtime fallback"),
+         EXIT_UNSUPPORTED, r"1 node\(s\) use ops thunderc cannot compile: evil.payload.default "
+                           r"\(node '[a-z_0-9]+', zoo.py:[0-9]+\): "
+                           r"no thunderc lowering for evil.payload.default"),
     Case("python_callable_target",
          json_case(lambda d: nodes(d)[0].__setitem__("target", "os.system")),
-         EXIT_UNSUPPORTED, r"1 node\(s\) use ops thunderc cannot compile \(no runtime fallback"),
+         EXIT_UNSUPPORTED, r"1 node\(s\) use ops thunderc cannot compile: os.system"),
     Case("is_single_tensor_return_wrong_type",
          json_case(set_in(["graph_module", "graph", "is_single_tensor_return"], "yes")), OK, r""),
     # Symbolic expressions.
