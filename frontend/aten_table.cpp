@@ -437,6 +437,16 @@ Status importMatmul(NodeImport &node) {
   return emitOne(node, OpKind::Matmul, {a, b});
 }
 
+// nextafter steps in the operands' own precision: float32 and float64 (a float16/bfloat16 step
+// would need its own bit arithmetic).
+Status importNextafter(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  if (out.dtype != DType::F32 && out.dtype != DType::F64)
+    return node.unsupportedFeature("nextafter in " + std::string(ir::dtypeName(out.dtype)) +
+                                   " (float32 and float64 only)");
+  return importBinary<OpKind::Nextafter>(node);
+}
+
 // A Mixture-of-Experts layer's grouped GEMM over tokens sorted by expert: transformers'
 // grouped_mm_fallback (float32 exports) and torch._grouped_mm (bf16) of a 2-d input against a
 // 3-d stack of expert matrices with cumulative row offsets.
@@ -1599,6 +1609,7 @@ constexpr TableEntry kTable[] = {
     {"aten.bmm.default", importMatmul},
     {"aten.addmm.default", importAddmm},
     {"aten._grouped_mm.default", importGroupedMm},
+    {"aten.nextafter.default", importNextafter},
     {"transformers.grouped_mm_fallback.default", importGroupedMm},
     {"aten.scaled_dot_product_attention.default", importAttention},
     // pooling

@@ -424,6 +424,39 @@ Status runBinary(OpCall &call) {
     return mapBitwise(call, [](int64_t a, int64_t b) { return a | b; });
   case OpKind::BitwiseXor:
     return mapBitwise(call, [](int64_t a, int64_t b) { return a ^ b; });
+  case OpKind::ShiftLeft:
+  case OpKind::ShiftRight: {
+    // PyTorch's shifts: a count outside [0, bits) gives 0 (left) or the sign fill (right; U8
+    // is the one unsigned type); the left shift wraps.
+    const int64_t bits = 8 * dtypeSize(call.result().dtype);
+    const bool left = call.node.op() == OpKind::ShiftLeft;
+    return mapBitwise(call, [bits, left](int64_t a, int64_t b) -> int64_t {
+      if (b < 0 || b >= bits)
+        return left ? 0 : (a < 0 ? -1 : 0);
+      return left ? static_cast<int64_t>(static_cast<uint64_t>(a) << b) : a >> b;
+    });
+  }
+  case OpKind::Gcd:
+    return mapBitwise(call, [](int64_t a, int64_t b) {
+      uint64_t x = a < 0 ? 0 - static_cast<uint64_t>(a) : static_cast<uint64_t>(a);
+      uint64_t y = b < 0 ? 0 - static_cast<uint64_t>(b) : static_cast<uint64_t>(b);
+      while (x != 0) {
+        uint64_t c = x;
+        x = y % x;
+        y = c;
+      }
+      return static_cast<int64_t>(y);
+    });
+  case OpKind::Nextafter:
+    // In the operands' own precision: a float32 step is not a float64 one.
+    if (call.result().dtype == DType::F32)
+      return mapBroadcast<2>(call, [](double a, double b) {
+        return static_cast<double>(std::nextafter(static_cast<float>(a), static_cast<float>(b)));
+      });
+    if (call.result().dtype != DType::F64)
+      return unsupported("nextafter of " + std::string(dtypeName(call.result().dtype)) +
+                         " (float32 and float64 only)");
+    return mapBroadcast<2>(call, [](double a, double b) { return std::nextafter(a, b); });
   default:
     TC_CHECK(false, "not a binary elementwise op");
   }

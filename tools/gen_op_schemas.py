@@ -143,6 +143,10 @@ EXTRA_OVERLOADS = [
     "special_digamma.default", "special_psi.default", "special_zeta.default",
     # In-place arithmetic on a tensor the program made (Mixtral's router: `w /= w.sum()`).
     "sub_.Tensor", "div_.Tensor",
+    # Integer and float bit-level ops ir/ops.def maps (shifts, gcd, nextafter).
+    "bitwise_left_shift.Tensor", "bitwise_left_shift.Tensor_Scalar", "__lshift__.Tensor",
+    "__lshift__.Scalar", "bitwise_right_shift.Tensor", "bitwise_right_shift.Tensor_Scalar",
+    "__rshift__.Tensor", "__rshift__.Scalar", "gcd.default", "nextafter.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by

@@ -313,7 +313,7 @@ void grouped_gemm(int64_t rows, int64_t k, int64_t n, int64_t groups, const T *a
                   const O *offsets, T *c) {
   if (rows <= 0 || n <= 0)
     return;
-  std::fill(c, c + rows * n, T(0));
+  std::fill(c, c + rows * n, tc::cast<T>(0.0));
   int64_t start = 0;
   for (int64_t g = 0; g < groups; ++g) {
     const int64_t end = static_cast<int64_t>(offsets[g]);

@@ -726,6 +726,62 @@ template <typename T> TC_HD inline T bitwise_and(T a, T b) { return static_cast<
 template <typename T> TC_HD inline T bitwise_or(T a, T b) { return static_cast<T>(a | b); }
 template <typename T> TC_HD inline T bitwise_xor(T a, T b) { return static_cast<T>(a ^ b); }
 
+/// Whether a shift count is negative (never, for unsigned T).
+template <typename T> TC_HD inline bool negative_count(T b) {
+  if constexpr (std::is_signed<T>::value)
+    return b < T(0);
+  else
+    return false;
+}
+
+/// a << b as PyTorch computes it: a count outside [0, bits) gives 0; shifted unsigned (wraps).
+template <typename T> TC_HD inline T shift_left(T a, T b) {
+  if constexpr (std::is_same<T, bool>::value) {
+    return a && !b;
+  } else {
+    using U = typename std::make_unsigned<T>::type;
+    constexpr int kBits = static_cast<int>(sizeof(T) * 8);
+    if (negative_count(b) || static_cast<U>(b) >= static_cast<U>(kBits))
+      return T(0);
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) << static_cast<int>(b)));
+  }
+}
+
+/// a >> b as PyTorch computes it: a count outside [0, bits) gives the sign fill (0 unsigned).
+template <typename T> TC_HD inline T shift_right(T a, T b) {
+  if constexpr (std::is_same<T, bool>::value) {
+    return a && !b;
+  } else {
+    using U = typename std::make_unsigned<T>::type;
+    constexpr int kBits = static_cast<int>(sizeof(T) * 8);
+    if (negative_count(b) || static_cast<U>(b) >= static_cast<U>(kBits)) {
+      if constexpr (std::is_signed<T>::value)
+        return static_cast<T>(a < 0 ? -1 : 0);
+      else
+        return T(0);
+    }
+    return static_cast<T>(a >> static_cast<int>(b));
+  }
+}
+
+/// gcd(|a|, |b|) by Euclid's algorithm, as ATen's calc_gcd (gcd(0, 0) = 0).
+template <typename T> TC_HD inline T gcd(T a, T b) {
+  if constexpr (std::is_same<T, bool>::value) {
+    return a || b;
+  } else {
+    if constexpr (std::is_signed<T>::value) {
+      a = static_cast<T>(a < 0 ? -a : a);
+      b = static_cast<T>(b < 0 ? -b : b);
+    }
+    while (a != 0) {
+      const T c = a;
+      a = static_cast<T>(b % a);
+      b = c;
+    }
+    return b;
+  }
+}
+
 /// Python floor division for symbolic shape arithmetic; b == 0 gives 0.
 TC_HD inline int64_t floordiv_i64(int64_t a, int64_t b) { return floor_divide<int64_t>(a, b); }
 

@@ -180,6 +180,7 @@ using ::log10;
 using ::log1p;
 using ::log2;
 using ::nearbyint;
+using ::nextafter;
 using ::pow;
 using ::sin;
 using ::sinh;

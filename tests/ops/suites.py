@@ -392,6 +392,19 @@ ELEMENTWISE_CASES: list[tuple[str, CaseFn]] = [
     ("bitwise_not_int", lambda m, t: ~t.i),
     ("bitwise_not_u8", lambda m, t: ~t.i.abs().to(torch.uint8)),
     ("bitwise_not_i8", lambda m, t: torch.bitwise_not(t.i.to(torch.int8))),
+    # shifts: counts outside [0, bits) (negative, >= the width) give 0 / the sign fill
+    ("shift_left_int", lambda m, t: t.i << t.j.abs()),
+    ("shift_left_i32_wide", lambda m, t: t.i.int() << (t.j.int() + 28)),
+    ("shift_left_i8_wraps", lambda m, t: torch.bitwise_left_shift(t.i.to(torch.int8), 5)),
+    ("shift_right_int", lambda m, t: t.i >> t.j),
+    ("shift_right_u8", lambda m, t: t.i.abs().to(torch.uint8) >> (t.j.abs() % 9).to(torch.uint8)),
+    ("shift_right_i16_wide", lambda m, t: t.i.to(torch.int16) >> 17),
+    ("gcd", lambda m, t: torch.gcd(t.i, t.j)),
+    ("gcd_i32", lambda m, t: torch.gcd(t.i.int() * 6, t.j.int() * 4)),
+    ("lcm", lambda m, t: torch.lcm(t.i, t.j)),
+    ("nextafter", lambda m, t: torch.nextafter(t.a, t.b)),
+    ("nextafter_equal_inf", lambda m, t: torch.nextafter(t.a, torch.cat([t.a[:1], t.b[1:] / 0]))),
+    ("nextafter_f64", lambda m, t: torch.nextafter(t.a.double(), t.b.double())),
     ("fmod", lambda m, t: torch.fmod(t.a * 4, t.p)),
     ("fmod_neg_divisor", lambda m, t: torch.fmod(t.a * 4, -t.p)),
     ("fmod_int", lambda m, t: torch.fmod(t.i, t.j)),
@@ -968,6 +981,14 @@ def _nn_submodules():
 
 
 NN_CASES: list[tuple[str, CaseFn]] = [
+    # grouped GEMM (MoE experts; torch._grouped_mm exports in bf16 only): group sizes from the
+    # data (eager leaves rows past the last offset uninitialized, so the last group ends at the
+    # last row)
+    ("grouped_mm", lambda m, t: torch._grouped_mm(
+        t.x2.bfloat16(),
+        torch.stack([t.m16x70[:, :8], -t.m16x70[:, 8:16], t.m16x70[:, :8] * 2]).bfloat16(),
+        offs=torch.cat([torch.cumsum((t.x2[:2, 0] > 0).to(torch.int32) + 1, 0, dtype=torch.int32),
+                        torch.full((1,), 5, dtype=torch.int32)]))),
     # -- linear / matmul
     ("linear", lambda m, t: m.fc(t.x2)),
     ("linear_nobias", lambda m, t: m.fc_nobias(t.x2)),
