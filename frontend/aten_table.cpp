@@ -289,6 +289,16 @@ template <OpKind Op> Status importReduction(NodeImport &node) {
   attrs.set("dims", dims);
   attrs.set("keepdim", keepdim);
   Value *input = Op == OpKind::Any ? self : node.castTo(self, out.dtype);
+  if constexpr (Op == OpKind::Sum || Op == OpKind::Prod) {
+    // Into a narrower integer (`x.sum(dim, dtype=torch.int32)`, torchao's int8 compensation):
+    // the i64 result, then the cast, which wraps like PyTorch's int32 accumulation.
+    if (ir::isIntegral(out.dtype) && out.dtype != DType::I64 && out.dtype != DType::Bool) {
+      TC_ASSIGN_OR_RETURN(Value * wide, node.emitInferred(Op, {input}, std::move(attrs)));
+      AttrMap cast;
+      cast.set("dtype", out.dtype);
+      return emitOne(node, OpKind::Cast, {wide}, std::move(cast));
+    }
+  }
   return emitOne(node, Op, {input}, std::move(attrs));
 }
 
@@ -435,6 +445,19 @@ Status importMatmul(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * a, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(Value * b, node.tensor(isMm ? "mat2" : "other"));
   return emitOne(node, OpKind::Matmul, {a, b});
+}
+
+// torch._int_mm: an int8 (or uint8) [M, K] times an int8 [K, N] product summed exactly into
+// int32 (torchao's dynamic int8 quantization). Both operands widen to int32, whose sums of K
+// int8 products cannot overflow for K < 2^17.
+Status importIntMm(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * a, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(Value * b, node.tensor("mat2"));
+  for (Value *operand : {a, b})
+    if (operand->type().dtype != DType::I8 && operand->type().dtype != DType::U8)
+      return invalidInput("_int_mm of " + a->type().str() + " and " + b->type().str() +
+                          " in node '" + node.name() + "' (int8 or uint8 operands)");
+  return emitOne(node, OpKind::Matmul, {node.castTo(a, DType::I32), node.castTo(b, DType::I32)});
 }
 
 // nextafter steps in the operands' own precision: float32 and float64 (a float16/bfloat16 step
@@ -1610,6 +1633,7 @@ constexpr TableEntry kTable[] = {
     {"aten.addmm.default", importAddmm},
     {"aten._grouped_mm.default", importGroupedMm},
     {"aten.nextafter.default", importNextafter},
+    {"aten._int_mm.default", importIntMm},
     {"transformers.grouped_mm_fallback.default", importGroupedMm},
     {"aten.scaled_dot_product_attention.default", importAttention},
     // pooling
@@ -1858,7 +1882,7 @@ ImportFunction findImportFunction(std::string_view target) {
     return complexAware;
   constexpr std::string_view kAten = "aten.";
   if (!target.starts_with(kAten))
-    return nullptr;
+    return findDecomposition(target); // another library's op stated in decompositions.def
   if (ImportFunction generic = findGenericImport(target.substr(kAten.size())))
     return generic;
   return findDecomposition(target);

@@ -474,10 +474,12 @@ OpSchema parseOpSchema(std::string_view text) {
   rest = trim(rest.substr(2));
 
   std::string_view qualifiedName = trim(schemaText.substr(0, open));
-  if (const size_t colons = qualifiedName.find("::"); colons != std::string_view::npos)
-    qualifiedName = qualifiedName.substr(colons + 2);
-  const size_t dot = qualifiedName.find('.');
   OpSchema schema;
+  if (const size_t colons = qualifiedName.find("::"); colons != std::string_view::npos) {
+    schema.space = std::string(qualifiedName.substr(0, colons));
+    qualifiedName = qualifiedName.substr(colons + 2);
+  }
+  const size_t dot = qualifiedName.find('.');
   schema.name = std::string(qualifiedName.substr(0, dot));
   schema.overload =
       dot == std::string_view::npos ? "default" : std::string(qualifiedName.substr(dot + 1));
@@ -501,8 +503,13 @@ OpSchema parseOpSchema(std::string_view text) {
 
 const OpSchema *findOpSchema(std::string_view target) {
   bool overloadOptional = true; // "aten::relu" and "relu" name the default overload
-  if (target.starts_with("torch.ops.")) {
+  const bool qualified = target.starts_with("torch.ops.");
+  if (qualified)
     target.remove_prefix(std::string_view("torch.ops.").size());
+  const size_t firstDot = target.find('.');
+  const bool threeParts = firstDot != std::string_view::npos &&
+                          target.find('.', firstDot + 1) != std::string_view::npos;
+  if (qualified || threeParts) {
     if (!target.starts_with("aten.")) {
       // Another library's op ("torch.ops.transformers.grouped_mm_fallback.default"): keyed
       // "transformers::grouped_mm_fallback.default".

@@ -43,6 +43,7 @@ struct ReturnSchema {
 
 /// A parsed `name.overload(args) -> returns` schema.
 struct OpSchema {
+  std::string space = "aten"; ///< the library: "aten", "quantized_decomposed", ...
   std::string name;     ///< "add"
   std::string overload; ///< "Tensor"; "default" when the schema has no overload name
   std::vector<ArgSchema> args;

@@ -82,7 +82,10 @@ Expected<TensorRecord> parsePayloadMeta(const Json &meta, const std::string &fol
     if (!usePickle->is_boolean())
       return invalidInput("field 'use_pickle' is not a boolean");
     if (usePickle->get<bool>())
-      return unsupported("pickled tensor (a tensor subclass such as a quantized tensor)");
+      return unsupported(
+          "pickled tensor (a tensor subclass such as torchao's quantized weights; thunderc never "
+          "unpickles): export at core ATen instead -- ep.run_decompositions() flattens the "
+          "subclass into plain tensors, which thunderc compiles");
   }
   TC_ASSIGN_OR_RETURN(const Json *tensorMeta, jsonObject(meta, "tensor_meta"));
   TC_ASSIGN_OR_RETURN(const Json *dtypeField, jsonField(*tensorMeta, "dtype"));

@@ -147,6 +147,8 @@ EXTRA_OVERLOADS = [
     "bitwise_left_shift.Tensor", "bitwise_left_shift.Tensor_Scalar", "__lshift__.Tensor",
     "__lshift__.Scalar", "bitwise_right_shift.Tensor", "bitwise_right_shift.Tensor_Scalar",
     "__rshift__.Tensor", "__rshift__.Scalar", "gcd.default", "nextafter.default",
+    # Quantized programs (torchao): int8 x int8 -> int32 products.
+    "_int_mm.default",
 ]
 
 # Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by
@@ -207,6 +209,12 @@ def core_overloads():
 OTHER_LIBRARIES = {
     # Mixture-of-Experts layers exported in float32 (transformers.integrations.moe).
     "transformers": ("transformers.integrations.moe", ["grouped_mm_fallback.default"]),
+    # PT2E quantization (torchao.quantization.pt2e's convert_pt2e writes these q/dq ops).
+    "quantized_decomposed": ("torch.ao.quantization.fx._decomposed", [
+        "quantize_per_tensor.default", "quantize_per_tensor.tensor",
+        "dequantize_per_tensor.default", "dequantize_per_tensor.tensor",
+        "quantize_per_channel.default", "dequantize_per_channel.default",
+        "choose_qparams.tensor"]),
 }
 
 

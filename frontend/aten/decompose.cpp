@@ -31,9 +31,11 @@ struct Entry {
 
 constexpr Entry kEntries[] = {
 #define TC_DECOMPOSE(target, source) {"aten." target, source, ""},
+#define TC_DECOMPOSE_NS(space, target, source) {space "." target, source, ""},
 #define TC_ALIAS(target, same) {"aten." target, "", "aten." same},
 #include "frontend/aten/decompositions.def"
 #undef TC_ALIAS
+#undef TC_DECOMPOSE_NS
 #undef TC_DECOMPOSE
 };
 
@@ -1375,7 +1377,8 @@ private:
 };
 
 Status importDecomposed(NodeImport &node) {
-  std::string target = "aten." + node.schema().name + "." + node.schema().overload;
+  std::string target =
+      node.schema().space + "." + node.schema().name + "." + node.schema().overload;
   for (const Entry &entry : kEntries) {
     if (entry.target != target || entry.alias.empty())
       continue;
