@@ -195,10 +195,11 @@ std::vector<Example> examples() {
   for (OpKind op : {OpKind::IsNan, OpKind::IsInf})
     list.push_back({op, {"f16[?s0,2]"}, {}, {}, "bool[?s0,2]"});
   list.push_back({OpKind::BitwiseNot, {"u8[3]"}, {}, {}, "u8[3]"});
-  for (OpKind op : {OpKind::Atan2, OpKind::Fmod, OpKind::Zeta})
+  for (OpKind op : {OpKind::Atan2, OpKind::Fmod, OpKind::Zeta, OpKind::Nextafter})
     list.push_back({op, {"f32[?s0,1,3]", "f32[4,1]"}, {}, {}, "f32[?s0,4,3]"});
   list.push_back({OpKind::LogicalXor, {"bool[2,3]", "bool[]"}, {}, {}, "bool[2,3]"});
-  for (OpKind op : {OpKind::BitwiseAnd, OpKind::BitwiseOr, OpKind::BitwiseXor})
+  for (OpKind op : {OpKind::BitwiseAnd, OpKind::BitwiseOr, OpKind::BitwiseXor, OpKind::ShiftLeft,
+                    OpKind::ShiftRight, OpKind::Gcd})
     list.push_back({op, {"i32[2,1]", "i32[3]"}, {}, {}, "i32[2,3]"});
   for (OpKind op : {OpKind::Sum, OpKind::Mean, OpKind::Amax, OpKind::Amin, OpKind::Prod})
     list.push_back({op, {"f32[?s0,3,4]"}, reduceAttrs({1}, false), {}, "f32[?s0,4]"});
