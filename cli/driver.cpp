@@ -264,38 +264,6 @@ std::string jsonReport(const LoadedProgram &program) {
   return report.dump(2) + "\n";
 }
 
-Status interpretToFiles(const LoadedProgram &program, const std::vector<std::string> &inputs,
-                        const std::vector<std::string> &outputs, const ir::RandomState &random) {
-  std::vector<ir::HostTensor> tensors;
-  std::vector<ir::TensorView> views;
-  std::vector<const ir::Value *> userInputs;
-  for (const auto &input : program.graph->inputs())
-    if (input->inputKind() == ir::InputKind::User)
-      userInputs.push_back(input.get());
-  if (inputs.size() != userInputs.size())
-    return invalidInput("the model takes " + std::to_string(userInputs.size()) +
-                        " input(s), " + std::to_string(inputs.size()) + " given");
-  tensors.reserve(inputs.size());
-  for (const std::string &path : inputs) {
-    TC_ASSIGN_OR_RETURN(ir::HostTensor tensor, readNpy(path));
-    tensors.push_back(std::move(tensor));
-    views.push_back(tensors.back().view());
-  }
-  ir::WeightProvider weights = [&](const ir::Value &input) -> Expected<ir::TensorView> {
-    if (!program.imported.weights)
-      return invalidInput("text IR carries no weights for '" + input.name() + "'");
-    return program.imported.weights->tensor(input.weightName());
-  };
-  TC_ASSIGN_OR_RETURN(std::vector<ir::HostTensor> results,
-                      ir::interpret(*program.graph, views, weights, random));
-  if (outputs.size() != results.size())
-    return invalidInput("the model has " + std::to_string(results.size()) + " output(s), " +
-                        std::to_string(outputs.size()) + " output file(s) given");
-  for (size_t i = 0; i < results.size(); ++i)
-    TC_TRY(writeNpy(outputs[i], results[i]));
-  return Status::success();
-}
-
 /// Refuses a program with nodes thunderc cannot compile, before anything is written: one line
 /// naming each (target, reason) once, with how many nodes share it and the first one's name
 /// and source line.
@@ -336,9 +304,42 @@ Status checkCompilable(const LoadedProgram &program) {
               node.source.loc.substr(node.source.loc.rfind(':') + 1);
     list += "): " + node.reason;
   }
-  return unsupported(program.path + ": " + std::to_string(nodes.size()) +
+  return unsupported(std::to_string(nodes.size()) +
                      " node(s) use ops thunderc cannot compile: " + list +
                      " (thunderc --emit=report lists every node)");
+}
+
+Status interpretToFiles(const LoadedProgram &program, const std::vector<std::string> &inputs,
+                        const std::vector<std::string> &outputs, const ir::RandomState &random) {
+  TC_TRY(checkCompilable(program));
+  std::vector<ir::HostTensor> tensors;
+  std::vector<ir::TensorView> views;
+  std::vector<const ir::Value *> userInputs;
+  for (const auto &input : program.graph->inputs())
+    if (input->inputKind() == ir::InputKind::User)
+      userInputs.push_back(input.get());
+  if (inputs.size() != userInputs.size())
+    return invalidInput("the model takes " + std::to_string(userInputs.size()) +
+                        " input(s), " + std::to_string(inputs.size()) + " given");
+  tensors.reserve(inputs.size());
+  for (const std::string &path : inputs) {
+    TC_ASSIGN_OR_RETURN(ir::HostTensor tensor, readNpy(path));
+    tensors.push_back(std::move(tensor));
+    views.push_back(tensors.back().view());
+  }
+  ir::WeightProvider weights = [&](const ir::Value &input) -> Expected<ir::TensorView> {
+    if (!program.imported.weights)
+      return invalidInput("text IR carries no weights for '" + input.name() + "'");
+    return program.imported.weights->tensor(input.weightName());
+  };
+  TC_ASSIGN_OR_RETURN(std::vector<ir::HostTensor> results,
+                      ir::interpret(*program.graph, views, weights, random));
+  if (outputs.size() != results.size())
+    return invalidInput("the model has " + std::to_string(results.size()) + " output(s), " +
+                        std::to_string(outputs.size()) + " output file(s) given");
+  for (size_t i = 0; i < results.size(); ++i)
+    TC_TRY(writeNpy(outputs[i], results[i]));
+  return Status::success();
 }
 
 Status compileToBundle(const LoadedProgram &program, const BundleRequest &request) {
@@ -362,7 +363,8 @@ Status compileToBundle(const LoadedProgram &program, const BundleRequest &reques
   }
   const std::string &outDir = request.outDir;
   TC_TRY(codegen::checkOutputFolder(outDir, program.path));
-  TC_TRY(checkCompilable(program));
+  if (Status compilable = checkCompilable(program); !compilable.ok())
+    return std::move(compilable).error().withContext(program.path);
   codegen::WeightSource weights = [&](const ir::Value &value) -> Expected<ir::TensorView> {
     if (!program.imported.weights)
       return invalidInput("text IR carries no weights for '" + value.name() + "'");
