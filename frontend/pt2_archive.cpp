@@ -84,8 +84,8 @@ Expected<TensorRecord> parsePayloadMeta(const Json &meta, const std::string &fol
     if (usePickle->get<bool>())
       return unsupported(
           "pickled tensor (a tensor subclass such as torchao's quantized weights; thunderc never "
-          "unpickles): export at core ATen instead -- ep.run_decompositions() flattens the "
-          "subclass into plain tensors, which thunderc compiles");
+          "unpickles): export at core ATen (ep.run_decompositions()), which leaves plain tensors "
+          "and core ops");
   }
   TC_ASSIGN_OR_RETURN(const Json *tensorMeta, jsonObject(meta, "tensor_meta"));
   TC_ASSIGN_OR_RETURN(const Json *dtypeField, jsonField(*tensorMeta, "dtype"));

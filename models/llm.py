@@ -47,6 +47,9 @@ LLMS = {
                    "shared_expert_intermediate_size": 128}),
     "mixtral_batched": ("MixtralConfig", "MixtralForCausalLM",
                         {"sliding_window": None, "experts": "batched_mm"}),
+    # Quantized with torchao (weights int8 per row, activations float): the training IR once
+    # torchao.utils.unwrap_tensor_subclass has turned the quantized weights into plain tensors.
+    "llama_int8wo": ("LlamaConfig", "LlamaForCausalLM", {"quantize": "int8_weight_only"}),
 }
 PROMPT_LENGTH = 7
 NEW_TOKENS = 32
@@ -62,6 +65,7 @@ def build(name: str, dtype: torch.dtype = torch.float32, experts: str = "") -> t
     config_class, model_class, overrides = LLMS[name]
     overrides = dict(overrides)
     experts = experts or overrides.pop("experts", "")
+    quantize = overrides.pop("quantize", "")
     config = _small(getattr(transformers, config_class), **overrides)
     config.use_cache = True
     # Random weights at the default scale (0.02) make greedy decoding repeat one token with
@@ -72,10 +76,45 @@ def build(name: str, dtype: torch.dtype = torch.float32, experts: str = "") -> t
     model = getattr(transformers, model_class)(config).to(dtype).eval()
     if experts:
         model.set_experts_implementation(experts)
+    if quantize:
+        _quantize(model, quantize)
     model.generation_config.use_cache = True
     model.generation_config.cache_implementation = "static"
     model.generation_config.cache_config = {"batch_size": 1, "max_cache_len": MAX_CACHE_LENGTH}
     return model
+
+
+def _quantize(model: torch.nn.Module, how: str) -> None:
+    """torchao's quantize_ on every Linear, then the weights as plain tensors for export."""
+    from torchao.quantization import Int8WeightOnlyConfig, quantize_
+    from torchao.utils import unwrap_tensor_subclass
+
+    configs = {"int8_weight_only": Int8WeightOnlyConfig}
+    quantize_(model, configs[how]())
+    unwrap_tensor_subclass(model)
+
+
+def _dequantized_fp64(name: str) -> torch.nn.Module:
+    """The fp64 referee of a quantized model: the float model whose Linear weights are the
+    quantized model's dequantized ones (int8 * scale), in float64 -- the same function."""
+    quantized = build(name)
+    _, _, overrides = LLMS[name]
+    plain = {k: v for k, v in overrides.items() if k != "quantize"}
+    import transformers
+    config_class, model_class, _ = LLMS[name]
+    config = _small(getattr(transformers, config_class), **plain)
+    config.use_cache = True
+    config.initializer_range = 0.3
+    torch.manual_seed(0)
+    model = getattr(transformers, model_class)(config).eval()
+    linears = dict(quantized.named_modules())
+    with torch.no_grad():
+        for module_name, module in model.named_modules():
+            if isinstance(module, torch.nn.Linear):
+                weight = linears[module_name].weight  # the parametrized (dequantizing) weight
+                module.weight.copy_(weight.dequantize() if hasattr(weight, "dequantize")
+                                    else weight)
+    return model.to(torch.float64)
 
 
 def export(model: torch.nn.Module) -> torch.export.ExportedProgram:
@@ -104,8 +143,11 @@ def reference(model: torch.nn.Module, prompt: torch.Tensor) -> tuple:
 
 def referee(name: str, prompt: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
     """The logits of each new token computed in float64 from the same token sequence."""
-    moe = any(hasattr(module, "num_experts") for module in build(name).modules())
-    model = build(name, torch.float64, "eager" if moe else "")
+    if "quantize" in LLMS[name][2]:
+        model = _dequantized_fp64(name)
+    else:
+        moe = any(hasattr(module, "num_experts") for module in build(name).modules())
+        model = build(name, torch.float64, "eager" if moe else "")
     sequence = torch.cat([prompt, tokens[:-1]])[None]
     with torch.no_grad():
         logits = model(input_ids=sequence, use_cache=False).logits[0]
