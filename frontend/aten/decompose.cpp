@@ -519,6 +519,12 @@ private:
       locals_[name] = value;
       return value;
     }
+    // A schema argument shadows the constants (nan_to_num's `nan`), as a Python parameter does.
+    if (const ArgSchema *arg = node_.schema().findArg(name)) {
+      TC_ASSIGN_OR_RETURN(Item value, argument(*arg));
+      locals_[name] = value;
+      return value;
+    }
     if (name == "None")
       return Item{};
     if (name == "True" || name == "False")
@@ -529,12 +535,7 @@ private:
       return Item::ofNumber(NAN, Item::Kind::Float);
     if (name == "pi")
       return Item::ofNumber(M_PI, Item::Kind::Float);
-    const ArgSchema *arg = node_.schema().findArg(name);
-    if (arg == nullptr)
-      return bug("unknown name '" + name + "'");
-    TC_ASSIGN_OR_RETURN(Item value, argument(*arg));
-    locals_[name] = value;
-    return value;
+    return bug("unknown name '" + name + "'");
   }
 
   Expected<Item> argument(const ArgSchema &arg) {
@@ -1227,6 +1228,17 @@ private:
                                  : args[0].number >= args[1].number;
       return first ? args[0] : args[1];
     }
+    if (name == "finfo_max") {
+      // finfo_max(x): torch.finfo(x.dtype).max (f32's for a non-floating x).
+      TC_TRY(need(1));
+      TC_ASSIGN_OR_RETURN(Value * x, tensorOf(args[0]));
+      DType dtype = x->type().dtype;
+      double max = dtype == DType::F64    ? std::numeric_limits<double>::max()
+                   : dtype == DType::F16  ? 65504.0
+                   : dtype == DType::BF16 ? 3.3895313892515355e+38
+                                          : static_cast<double>(std::numeric_limits<float>::max());
+      return Item::ofNumber(max, Item::Kind::Float);
+    }
     if (name == "finfo_eps") {
       // finfo_eps(x): torch.finfo(x.dtype).eps (f32 for a non-floating x).
       TC_TRY(need(1));
@@ -1296,6 +1308,100 @@ private:
       ir::AttrMap attrs;
       attrs.set("shape", ir::makeDimsAttr({ir::numElements(x->type().shape)}));
       return emit(OpKind::Reshape, {args[0]}, std::move(attrs));
+    }
+    if (name == "prefix_scan") {
+      // prefix_scan(x, dim, "prod" | "max" | "min"): the running product (values) or the
+      // running max / min with the index where it was reached ([values, indices], PyTorch's
+      // cummax/cummin: a NaN wins, and on ties the later index). A log-depth scan
+      // (Hillis-Steele): ceil(log2(n)) steps each combine every element with the one 2^k
+      // before it, so the dim must be static.
+      TC_TRY(need(3));
+      TC_ASSIGN_OR_RETURN(Value * x, tensorOf(args[0]));
+      if (args[2].kind != Item::Kind::String)
+        return bug("prefix_scan wants a kind");
+      const std::string kind = args[2].text;
+      if (kind != "prod" && kind != "max" && kind != "min")
+        return bug("prefix_scan kind " + kind);
+      const bool withIndices = kind != "prod";
+      if (x->type().rank() == 0) {
+        if (!withIndices)
+          return Item::ofTensor(x);
+        Item list;
+        list.kind = Item::Kind::List;
+        list.list = {Item::ofTensor(x), Item::ofTensor(node_.scalarConstant(0.0, DType::I64))};
+        return list;
+      }
+      TC_ASSIGN_OR_RETURN(int64_t dim, intOf(args[1]));
+      TC_ASSIGN_OR_RETURN(dim, normalizedDim(node_, dim, x->type().rank()));
+      const ir::Dim extent = x->type().shape[static_cast<size_t>(dim)];
+      if (!extent.isStatic())
+        return fail("cumprod/cummax/cummin over the symbolic dim " + extent.str());
+      const int64_t n = extent.value();
+      // The positions before the first element: 1 for a product; for max/min an index of -1,
+      // which never wins (so no value of the dtype need be one that never wins).
+      const double fill = withIndices ? 0.0 : 1.0;
+      auto slice = [&](Value *value, int64_t start, int64_t end) {
+        ir::AttrMap attrs;
+        attrs.set("dim", dim);
+        attrs.set("start", start);
+        attrs.set("end", ir::makeDimAttr(ir::Dim(end)));
+        attrs.set("step", int64_t{1});
+        return node_.emitInferred(OpKind::Slice, {value}, std::move(attrs));
+      };
+      // value shifted by k along dim, the first k positions `with`.
+      auto shifted = [&](Value *value, int64_t k, double with) -> Expected<Value *> {
+        TC_ASSIGN_OR_RETURN(Value * head, slice(value, 0, k));
+        ir::AttrMap full;
+        full.set("value", with);
+        Value *filler = node_.emitTemp(OpKind::Full, {}, head->type(), std::move(full));
+        TC_ASSIGN_OR_RETURN(Value * body, slice(value, 0, n - k));
+        ir::AttrMap concat;
+        concat.set("dim", dim);
+        return node_.emitInferred(OpKind::Concat, {filler, body}, std::move(concat));
+      };
+      Value *values = x;
+      Value *indices = nullptr;
+      if (withIndices) {
+        ir::AttrMap range;
+        range.set("start", 0.0);
+        range.set("step", 1.0);
+        Value *line = node_.emitTemp(OpKind::Arange, {}, ir::TensorType{DType::I64, {extent}},
+                                     std::move(range));
+        ir::Shape lined(x->type().shape.size(), ir::Dim(1));
+        lined[static_cast<size_t>(dim)] = extent;
+        ir::AttrMap reshape;
+        reshape.set("shape", lined);
+        TC_ASSIGN_OR_RETURN(line, node_.emitInferred(OpKind::Reshape, {line}, std::move(reshape)));
+        ir::AttrMap expand;
+        expand.set("shape", x->type().shape);
+        TC_ASSIGN_OR_RETURN(indices, node_.emitInferred(OpKind::Expand, {line}, std::move(expand)));
+      }
+      for (int64_t k = 1; k < n; k *= 2) {
+        TC_ASSIGN_OR_RETURN(Value * before, shifted(values, k, fill));
+        if (!withIndices) {
+          TC_ASSIGN_OR_RETURN(values, node_.emitInferred(OpKind::Mul, {values, before}));
+          continue;
+        }
+        TC_ASSIGN_OR_RETURN(Value * beforeIndex, shifted(indices, k, -1.0));
+        TC_ASSIGN_OR_RETURN(Value * nan, node_.emitInferred(OpKind::IsNan, {values}));
+        TC_ASSIGN_OR_RETURN(Value * wins,
+                            node_.emitInferred(kind == "max" ? OpKind::Ge : OpKind::Le,
+                                               {values, before}));
+        TC_ASSIGN_OR_RETURN(Value * take, node_.emitInferred(OpKind::LogicalOr, {nan, wins}));
+        TC_ASSIGN_OR_RETURN(Value * first,
+                            node_.emitInferred(OpKind::Lt, {beforeIndex,
+                                                            node_.scalarConstant(0.0, DType::I64)}));
+        TC_ASSIGN_OR_RETURN(take, node_.emitInferred(OpKind::LogicalOr, {take, first}));
+        TC_ASSIGN_OR_RETURN(values, node_.emitInferred(OpKind::Where, {take, values, before}));
+        TC_ASSIGN_OR_RETURN(indices,
+                            node_.emitInferred(OpKind::Where, {take, indices, beforeIndex}));
+      }
+      if (!withIndices)
+        return Item::ofTensor(values);
+      Item list;
+      list.kind = Item::Kind::List;
+      list.list = {Item::ofTensor(values), Item::ofTensor(indices)};
+      return list;
     }
     if (name == "iota") {
       // iota(n): the i64 vector 0, 1, ..., n-1 (n may be symbolic).
