@@ -160,7 +160,7 @@ def _refusal(module, level, tmp_path):
 def test_unsupported_complex_op_is_refused(tmp_path, level):
     result = _refusal(ComplexExp(), level, tmp_path)
     assert result.returncode == 5, result.stderr
-    assert "node 'exp' (aten.exp.default)" in result.stderr, result.stderr
+    assert "aten.exp.default (node 'exp'" in result.stderr, result.stderr
     assert not (tmp_path / "out").exists()
     # The report says why: exp is not among the ops that compute on complex values.
     report = json.loads(run([THUNDERC, str(tmp_path / "model.pt2"),
