@@ -253,9 +253,15 @@ void emitView(const ir::Node &node, EmitState &state) {
                   dimExprs(result->type()), state.ptr(result));
 }
 
+/// The node's `dim` attribute made non-negative (shape inference accepts -rank..rank-1).
+size_t normalizedDimOf(const ir::Node &node, const ir::Value *value) {
+  int64_t dim = ir::attr::dim(node);
+  return static_cast<size_t>(dim < 0 ? dim + value->type().rank() : dim);
+}
+
 void emitSplit(const ir::Node &node, EmitState &state) {
   const ir::Value *input = node.operand(0);
-  auto dim = static_cast<size_t>(ir::attr::dim(node));
+  size_t dim = normalizedDimOf(node, input);
   std::vector<std::string> strides = contiguousStrideExprs(input->type().shape);
   std::string start = "int64_t(0)";
   for (int i = 0; i < node.numResults(); ++i) {
@@ -268,7 +274,7 @@ void emitSplit(const ir::Node &node, EmitState &state) {
 
 void emitConcat(const ir::Node &node, EmitState &state) {
   const ir::Value *result = node.result();
-  auto dim = static_cast<size_t>(ir::attr::dim(node));
+  size_t dim = normalizedDimOf(node, result);
   std::vector<std::string> strides = contiguousStrideExprs(result->type().shape);
   std::string start = "int64_t(0)";
   CodeWriter &code = state.code();
