@@ -44,6 +44,16 @@ Status emitOne(NodeImport &node, OpKind op, std::vector<Value *> operands, AttrM
   return Status::success();
 }
 
+/// `op` typed by shape inference, then the cast to `dtype` as the node's output: an integer
+/// accumulation into a narrower integer (which wraps like PyTorch's), an out_dtype.
+Status emitThenCast(NodeImport &node, OpKind op, std::vector<Value *> operands, AttrMap attrs,
+                    DType dtype) {
+  TC_ASSIGN_OR_RETURN(Value * wide, node.emitInferred(op, std::move(operands), std::move(attrs)));
+  AttrMap cast;
+  cast.set("dtype", dtype);
+  return emitOne(node, OpKind::Cast, {wide}, std::move(cast));
+}
+
 // ---- elementwise ----
 
 // Each attribute `op` declares in ir/ops.def, read from the ATen argument of the same name.
@@ -292,12 +302,8 @@ template <OpKind Op> Status importReduction(NodeImport &node) {
   if constexpr (Op == OpKind::Sum || Op == OpKind::Prod) {
     // Into a narrower integer (`x.sum(dim, dtype=torch.int32)`, torchao's int8 compensation):
     // the i64 result, then the cast, which wraps like PyTorch's int32 accumulation.
-    if (ir::isIntegral(out.dtype) && out.dtype != DType::I64 && out.dtype != DType::Bool) {
-      TC_ASSIGN_OR_RETURN(Value * wide, node.emitInferred(Op, {input}, std::move(attrs)));
-      AttrMap cast;
-      cast.set("dtype", out.dtype);
-      return emitOne(node, OpKind::Cast, {wide}, std::move(cast));
-    }
+    if (ir::isIntegral(out.dtype) && out.dtype != DType::I64 && out.dtype != DType::Bool)
+      return emitThenCast(node, Op, {input}, std::move(attrs), out.dtype);
   }
   return emitOne(node, Op, {input}, std::move(attrs));
 }
@@ -368,10 +374,7 @@ Status importCumsum(NodeImport &node) {
     return emitOne(node, OpKind::Cumsum, {x}, std::move(attrs));
   // A narrower integer (cumsum(dtype=torch.int32), MoE routers): the sum in int64, then the
   // cast, which wraps like PyTorch's int32 accumulation.
-  TC_ASSIGN_OR_RETURN(Value * sum, node.emitInferred(OpKind::Cumsum, {x}, std::move(attrs)));
-  AttrMap cast;
-  cast.set("dtype", out.dtype);
-  return emitOne(node, OpKind::Cast, {sum}, std::move(cast));
+  return emitThenCast(node, OpKind::Cumsum, {x}, std::move(attrs), out.dtype);
 }
 
 // layer_norm and native_layer_norm (whose mean/rstd outputs must be unused).
@@ -491,11 +494,7 @@ Status importGroupedMm(NodeImport &node) {
                         " in node '" + node.name() + "'");
   if (out.dtype == a->type().dtype)
     return emitOne(node, OpKind::GroupedMatmul, {a, b, offsets});
-  TC_ASSIGN_OR_RETURN(Value * product,
-                      node.emitInferred(OpKind::GroupedMatmul, {a, b, offsets}));
-  AttrMap cast;
-  cast.set("dtype", out.dtype);
-  return emitOne(node, OpKind::Cast, {product}, std::move(cast));
+  return emitThenCast(node, OpKind::GroupedMatmul, {a, b, offsets}, {}, out.dtype);
 }
 
 Status importAddmm(NodeImport &node) {

@@ -436,9 +436,8 @@ Registry buildRegistry() {
     // aten schemas are written without their namespace; another library's keep it
     // ("transformers::grouped_mm_fallback(...)") and are keyed with it.
     std::string key = schema.name + "." + schema.overload;
-    const std::string_view head = text.substr(0, text.find('('));
-    if (const size_t colons = head.find("::"); colons != std::string_view::npos)
-      key = std::string(head.substr(0, colons)) + "::" + key;
+    if (schema.space != "aten")
+      key = schema.space + "::" + key;
     const bool inserted = registry.indexByKey.emplace(key, registry.schemas.size()).second;
     TC_CHECK(inserted, "duplicate schema '" + key + "' in frontend/aten_schemas.inc");
     registry.schemas.push_back(std::move(schema));
@@ -509,19 +508,15 @@ const OpSchema *findOpSchema(std::string_view target) {
   const size_t firstDot = target.find('.');
   const bool threeParts = firstDot != std::string_view::npos &&
                           target.find('.', firstDot + 1) != std::string_view::npos;
-  if (qualified || threeParts) {
-    if (!target.starts_with("aten.")) {
-      // Another library's op ("torch.ops.transformers.grouped_mm_fallback.default"): keyed
-      // "transformers::grouped_mm_fallback.default".
-      const size_t dot = target.find('.');
-      if (dot == std::string_view::npos || target.find('.', dot + 1) == std::string_view::npos)
-        return nullptr;
-      std::string key = std::string(target.substr(0, dot)) + "::" +
-                        std::string(target.substr(dot + 1));
-      const auto found = registry().indexByKey.find(key);
-      return found == registry().indexByKey.end() ? nullptr
-                                                  : &registry().schemas[found->second];
-    }
+  if ((qualified || threeParts) && !target.starts_with("aten.")) {
+    // Another library's op ("torch.ops.transformers.grouped_mm_fallback.default"): keyed
+    // "transformers::grouped_mm_fallback.default".
+    if (!threeParts)
+      return nullptr;
+    std::string key = std::string(target.substr(0, firstDot)) + "::" +
+                      std::string(target.substr(firstDot + 1));
+    const auto found = registry().indexByKey.find(key);
+    return found == registry().indexByKey.end() ? nullptr : &registry().schemas[found->second];
   }
   if (target.starts_with("aten.")) {
     target.remove_prefix(std::string_view("aten.").size());

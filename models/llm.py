@@ -57,9 +57,11 @@ MAX_CACHE_LENGTH = 48
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
 
-def build(name: str, dtype: torch.dtype = torch.float32, experts: str = "") -> torch.nn.Module:
+def build(name: str, dtype: torch.dtype = torch.float32, experts: str = "",
+          quantized: bool = True) -> torch.nn.Module:
     """The model in `dtype`; `experts` overrides a Mixture-of-Experts model's experts
-    implementation (the fp64 referee uses "eager": torch's grouped_mm has no float64 kernel)."""
+    implementation (the fp64 referee uses "eager": torch's grouped_mm has no float64 kernel);
+    `quantized=False` leaves a quantized entry's model in float."""
     import transformers
 
     config_class, model_class, overrides = LLMS[name]
@@ -76,7 +78,7 @@ def build(name: str, dtype: torch.dtype = torch.float32, experts: str = "") -> t
     model = getattr(transformers, model_class)(config).to(dtype).eval()
     if experts:
         model.set_experts_implementation(experts)
-    if quantize:
+    if quantize and quantized:
         _quantize(model, quantize)
     model.generation_config.use_cache = True
     model.generation_config.cache_implementation = "static"
@@ -98,15 +100,7 @@ def _dequantized_fp64(name: str) -> torch.nn.Module:
     """The fp64 referee of a quantized model: the float model whose Linear weights are the
     quantized model's dequantized ones (int8 * scale), in float64 -- the same function."""
     quantized = build(name)
-    _, _, overrides = LLMS[name]
-    plain = {k: v for k, v in overrides.items() if k != "quantize"}
-    import transformers
-    config_class, model_class, _ = LLMS[name]
-    config = _small(getattr(transformers, config_class), **plain)
-    config.use_cache = True
-    config.initializer_range = 0.3
-    torch.manual_seed(0)
-    model = getattr(transformers, model_class)(config).eval()
+    model = build(name, quantized=False)
     linears = dict(quantized.named_modules())
     with torch.no_grad():
         for module_name, module in model.named_modules():

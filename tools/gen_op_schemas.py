@@ -283,27 +283,25 @@ def unconvertible_default(argument):
 
 
 def schema_lines(selected, others):
+    """One TC_ATEN_SCHEMA line per overload: aten's without their namespace, sorted by (name,
+    overload), then the other libraries' with theirs."""
+    entries = [("aten", name, overload, selected[(name, overload)])
+               for name, overload in sorted(selected)]
+    entries += [(*key, others[key]) for key in sorted(others)]
     lines, problems = [], []
-    for key in sorted(selected):
-        schema = selected[key]._schema
-        for argument in schema.arguments:
+    for namespace, name, overload, op in entries:
+        label = f"{namespace}.{name}.{overload}"
+        for argument in op._schema.arguments:
             reason = unconvertible_default(argument)
             if reason:
-                problems.append(f"aten.{key[0]}.{key[1]}: argument '{argument.name}': {reason}")
-        text = str(schema)
-        if not text.startswith("aten::") or not text.isascii() or "\n" in text:
-            fail(f"unexpected schema text for aten.{key[0]}.{key[1]}: {text!r}")
-        text = text[len("aten::"):].replace("\\", "\\\\").replace('"', '\\"')
+                problems.append(f"{label}: argument '{argument.name}': {reason}")
+        text = str(op._schema)
+        if not text.startswith(namespace + "::") or not text.isascii() or "\n" in text:
+            fail(f"unexpected schema text for {label}: {text!r}")
+        if namespace == "aten":
+            text = text[len("aten::"):]
+        text = text.replace("\\", "\\\\").replace('"', '\\"')
         lines.append(f'TC_ATEN_SCHEMA("{text}")')
-    for key in sorted(others):
-        text = str(others[key]._schema)
-        for argument in others[key]._schema.arguments:
-            reason = unconvertible_default(argument)
-            if reason:
-                problems.append(f"{'.'.join(key)}: argument '{argument.name}': {reason}")
-        if not text.startswith(key[0] + "::") or not text.isascii() or "\n" in text:
-            fail(f"unexpected schema text for {'.'.join(key)}: {text!r}")
-        lines.append('TC_ATEN_SCHEMA("' + text.replace("\\", "\\\\").replace('"', '\\"') + '")')
     if problems:
         fail("defaults op_schema.cpp cannot convert (teach convertDefault, then "
              "SCALAR_DEFAULT_KINDS here):\n  " + "\n  ".join(problems))

@@ -726,12 +726,16 @@ template <typename T> TC_HD inline T bitwise_and(T a, T b) { return static_cast<
 template <typename T> TC_HD inline T bitwise_or(T a, T b) { return static_cast<T>(a | b); }
 template <typename T> TC_HD inline T bitwise_xor(T a, T b) { return static_cast<T>(a ^ b); }
 
-/// Whether a shift count is negative (never, for unsigned T).
-template <typename T> TC_HD inline bool negative_count(T b) {
-  if constexpr (std::is_signed<T>::value)
-    return b < T(0);
-  else
-    return false;
+/// Whether a shift count of T (not bool) is outside [0, bits), where PyTorch's shifts stop
+/// shifting (0 left, the sign fill right).
+template <typename T> TC_HD inline bool shift_count_out_of_range(T b) {
+  using U = typename std::make_unsigned<T>::type;
+  constexpr int kBits = static_cast<int>(sizeof(T) * 8);
+  if constexpr (std::is_signed<T>::value) {
+    if (b < T(0))
+      return true;
+  }
+  return static_cast<U>(b) >= static_cast<U>(kBits);
 }
 
 /// a << b as PyTorch computes it: a count outside [0, bits) gives 0; shifted unsigned (wraps).
@@ -740,8 +744,7 @@ template <typename T> TC_HD inline T shift_left(T a, T b) {
     return a && !b;
   } else {
     using U = typename std::make_unsigned<T>::type;
-    constexpr int kBits = static_cast<int>(sizeof(T) * 8);
-    if (negative_count(b) || static_cast<U>(b) >= static_cast<U>(kBits))
+    if (shift_count_out_of_range(b))
       return T(0);
     return static_cast<T>(static_cast<U>(static_cast<U>(a) << static_cast<int>(b)));
   }
@@ -752,9 +755,7 @@ template <typename T> TC_HD inline T shift_right(T a, T b) {
   if constexpr (std::is_same<T, bool>::value) {
     return a && !b;
   } else {
-    using U = typename std::make_unsigned<T>::type;
-    constexpr int kBits = static_cast<int>(sizeof(T) * 8);
-    if (negative_count(b) || static_cast<U>(b) >= static_cast<U>(kBits)) {
+    if (shift_count_out_of_range(b)) {
       if constexpr (std::is_signed<T>::value)
         return static_cast<T>(a < 0 ? -1 : 0);
       else

@@ -1376,6 +1376,7 @@ private:
         expand.set("shape", x->type().shape);
         TC_ASSIGN_OR_RETURN(indices, node_.emitInferred(OpKind::Expand, {line}, std::move(expand)));
       }
+      Value *zero = withIndices ? node_.scalarConstant(0.0, DType::I64) : nullptr;
       for (int64_t k = 1; k < n; k *= 2) {
         TC_ASSIGN_OR_RETURN(Value * before, shifted(values, k, fill));
         if (!withIndices) {
@@ -1388,9 +1389,7 @@ private:
                             node_.emitInferred(kind == "max" ? OpKind::Ge : OpKind::Le,
                                                {values, before}));
         TC_ASSIGN_OR_RETURN(Value * take, node_.emitInferred(OpKind::LogicalOr, {nan, wins}));
-        TC_ASSIGN_OR_RETURN(Value * first,
-                            node_.emitInferred(OpKind::Lt, {beforeIndex,
-                                                            node_.scalarConstant(0.0, DType::I64)}));
+        TC_ASSIGN_OR_RETURN(Value * first, node_.emitInferred(OpKind::Lt, {beforeIndex, zero}));
         TC_ASSIGN_OR_RETURN(take, node_.emitInferred(OpKind::LogicalOr, {take, first}));
         TC_ASSIGN_OR_RETURN(values, node_.emitInferred(OpKind::Where, {take, values, before}));
         TC_ASSIGN_OR_RETURN(indices,
