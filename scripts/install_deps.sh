@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libcxxopts-dev nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev
-  libopenblas-dev graphviz zlib1g-dev
+  libopenblas-dev graphviz zlib1g-dev ccache
 )
 
 SUDO=""

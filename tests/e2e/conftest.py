@@ -7,6 +7,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden"))
+from build_flags import output_test_flags  # noqa: E402
 
 ZOO_DIR = os.environ.get("THUNDERC_ZOO_DIR", "build/models")
 THUNDERC = os.environ.get("THUNDERC_BIN", "build/cli/thunderc")
@@ -32,10 +33,12 @@ def build_bundle(out_dir, extra=(), cpu_dispatch=False):
 
     CPU bundles compile their kernels once per dispatch target (AVX-512, AVX2, baseline) by
     default; tests build them once (THUNDERC_BUNDLE_CPU_DISPATCH=OFF: the same source, a third
-    of the compile time) unless `cpu_dispatch`, which test_bundles.py and the golden tests
-    keep on so that the dispatched build stays covered."""
+    of the compile time) and at the output tests' optimization level (build_flags.py) unless
+    `cpu_dispatch`, which test_bundles.py and the golden tests keep on so that the shipped,
+    dispatched Release build stays covered."""
     build = os.path.join(str(out_dir), "build")
-    dispatch = [] if cpu_dispatch else ["-DTHUNDERC_BUNDLE_CPU_DISPATCH=OFF"]
+    dispatch = [] if cpu_dispatch else ["-DTHUNDERC_BUNDLE_CPU_DISPATCH=OFF",
+                                        *output_test_flags(extra)]
     run(["cmake", "-S", str(out_dir), "-B", build, "-G", "Ninja",
          "-DTHUNDERC_BUNDLE_WERROR=ON", *dispatch, *extra])
     run(["cmake", "--build", build, "-j", str(os.cpu_count() or 2)])

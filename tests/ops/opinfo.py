@@ -202,6 +202,7 @@ def check_group_bundle(thunderc, folder: Path, name: str, ids, level: str, sampl
     failure lines (empty when every output matches)."""
     sys.path.insert(0, str(REPO / "tests" / "golden"))
     from tolerances import compare, load_npy
+    import build_flags
     import shutil
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -226,7 +227,8 @@ def check_group_bundle(thunderc, folder: Path, name: str, ids, level: str, sampl
     torch.export.save(ep, folder / "model.pt2")
     bundle, build = folder / "bundle", folder / "bundle" / "build"
     steps = [[thunderc, str(folder / "model.pt2"), "-o", str(bundle), "--name", name],
-             ["cmake", "-S", str(bundle), "-B", str(build), "-DTHUNDERC_BUNDLE_CPU_DISPATCH=OFF"],
+             ["cmake", "-S", str(bundle), "-B", str(build), "-DTHUNDERC_BUNDLE_CPU_DISPATCH=OFF",
+              *build_flags.OUTPUT_TEST_CPU],
              ["cmake", "--build", str(build), "-j", str(jobs)]]
     for step in steps:
         r = subprocess.run(step, capture_output=True, text=True)

@@ -32,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO / "tests" / "golden"))
+import build_flags  # noqa: E402
 import suites  # noqa: E402
 from tolerances import compare, load_npy  # noqa: E402
 
@@ -194,7 +195,8 @@ def _jobs():
 # and tcg:: library call executed with CUDA semantics), so each case checks both code paths.
 # CPU bundles build their kernels once (no AVX-512/AVX2 clones: the same source, a third of the
 # compile time); tests/e2e/test_bundles.py covers the dispatched build.
-TARGETS = {"cpu": ["-DTHUNDERC_BUNDLE_CPU_DISPATCH=OFF"], "cuda": ["-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON"]}
+TARGETS = {"cpu": ["-DTHUNDERC_BUNDLE_CPU_DISPATCH=OFF", *build_flags.OUTPUT_TEST_CPU],
+           "cuda": ["-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON", *build_flags.OUTPUT_TEST_CUDA_EMULATED]}
 BUNDLE_PARAMS = [(suite, level, target) for suite, level in PARAMS for target in TARGETS]
 BUNDLE_IDS = [f"{suite}-{level}-{target}" for suite, level, target in BUNDLE_PARAMS]
 
