@@ -201,7 +201,7 @@ public:
 
   // The scalar layer shared with CUDA (tc_math.h, tc_random.h) and the CPU kernel library.
   bool shipsKernelHeader(const std::string &path, const BundleOptions &) const override {
-    return path == "codegen/kernels/tc_math.h" || path == "codegen/kernels/tc_random.h" ||
+    return path == "runtime/kernels/tc_math.h" || path == "runtime/kernels/tc_random.h" ||
            path.rfind("backend_cpu/kernels/", 0) == 0;
   }
 };

@@ -134,7 +134,7 @@ public:
   // The scalar layer (tc_math.h), the CUDA kernel library, and the CPU emulation of CUDA only
   // when asked for: it is a tool for machines without a GPU, not part of a deployed bundle.
   bool shipsKernelHeader(const std::string &path, const BundleOptions &options) const override {
-    if (path == "codegen/kernels/tc_math.h" || path == "codegen/kernels/tc_random.h" ||
+    if (path == "runtime/kernels/tc_math.h" || path == "runtime/kernels/tc_random.h" ||
         path.rfind("backend_cuda/kernels/", 0) == 0)
       return true;
     return options.cudaEmulation && path.rfind("cuda_emu/tc_cuda_emu", 0) == 0;

@@ -35,7 +35,7 @@ struct CudaKernel {
 Expected<std::vector<CudaKernel>> emitCudaKernels(const ir::Graph &graph);
 
 /// A self-contained translation unit holding `kernels`: the includes (tc_cuda.h from
-/// backend_cuda/kernels/, which includes tc_math.h from codegen/kernels/), the model's Symbols
+/// backend_cuda/kernels/, which includes tc_math.h from runtime/kernels/), the model's Symbols
 /// struct, then each kernel.
 /// Host code (index fillers, launchers) is compiled by nvcc and skipped under NVRTC
 /// (__CUDACC_RTC__), so the same text serves `nvcc -c` and `thunderc --verify`.

@@ -1,6 +1,6 @@
 // NVRTC verification of generated kernels:
 //   1. check the architecture ("sm_80" -> --gpu-architecture=compute_80);
-//   2. hand NVRTC the embedded codegen/kernels/ and backend_cuda/kernels/ headers by file name (tc_cuda.h,
+//   2. hand NVRTC the embedded runtime/kernels/ and backend_cuda/kernels/ headers by file name (tc_cuda.h,
 //      tc_math.h, tc_rtc_std.h, ...): NVRTC has no host headers and no include path here;
 //   3. compile each kernel's own translation unit to PTX, on a few threads (NVRTC programs are
 //      independent), timing each and keeping its log.
@@ -41,14 +41,14 @@ struct Headers {
   std::vector<std::string> contents;
 };
 
-// The scalar layer (codegen/kernels/: tc_math.h, and tc_rtc_std.h, NVRTC's stand-in for the
+// The scalar layer (runtime/kernels/: tc_math.h, and tc_rtc_std.h, NVRTC's stand-in for the
 // standard headers) and the CUDA kernel headers, by file name as bundles ship them.
 Headers kernelHeaders() {
   Headers headers;
   for (size_t i = 0; i < kNumEmbeddedFiles; ++i) {
     std::string path = kEmbeddedFiles[i].path;
     size_t folder = 0;
-    for (const std::string prefix : {"codegen/kernels/", "backend_cuda/kernels/"})
+    for (const std::string prefix : {"runtime/kernels/", "backend_cuda/kernels/"})
       if (path.compare(0, prefix.size(), prefix) == 0)
         folder = prefix.size();
     if (folder == 0)

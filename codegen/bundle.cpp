@@ -251,12 +251,13 @@ Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
                          compileId.data(), compileId.size()))
     return invalidInput("a weight is named '" TC_COMPILE_ID_TENSOR "', a name thunderc reserves "
                         "for the compile id of weights.bin");
-  // The runtime ships whole; of the kernel headers, those the target asks for, flat in kernels/.
+  // The runtime ships whole; of the kernel headers (the target-neutral runtime/kernels/ among
+  // them), those the target asks for, flat in kernels/.
   for (size_t i = 0; i < kNumEmbeddedFiles; ++i) {
     std::string path = kEmbeddedFiles[i].path;
     std::string contents(reinterpret_cast<const char *>(kEmbeddedFiles[i].data),
                          kEmbeddedFiles[i].size);
-    if (path.rfind("runtime/", 0) == 0)
+    if (path.rfind("runtime/", 0) == 0 && path.rfind("runtime/kernels/", 0) != 0)
       files[path] = std::move(contents);
     else if (path.find("/templates/") == std::string::npos &&
              backend.shipsKernelHeader(path, options))

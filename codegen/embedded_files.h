@@ -1,5 +1,5 @@
 // Files embedded into thunderc at build time (cmake/embed_files.cmake): the bundle runtime
-// (runtime/), the kernel headers that ship in bundles (codegen/kernels/, backend_cpu/kernels/,
+// (runtime/), the kernel headers that ship in bundles (runtime/kernels/, backend_cpu/kernels/,
 // backend_cuda/kernels/, cuda_emu/), and the templates of the bundle's fixed text
 // (*/templates/*.in).
 #pragma once

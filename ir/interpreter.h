@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/kernels/tc_random.h"
+#include "runtime/kernels/tc_random.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "ir/status.h"
@@ -16,7 +16,7 @@ namespace thunderc::ir {
 /// Returns the data of a weight input (Parameter/Buffer/Constant) by its weightName().
 using WeightProvider = std::function<Expected<TensorView>(const Value &input)>;
 
-/// The random state one run draws from (the random op; codegen/kernels/tc_random.h, shared
+/// The random state one run draws from (the random op; runtime/kernels/tc_random.h, shared
 /// with the bundles so that all agree bit for bit): the seed and the run's number, as a
 /// bundle's context counts runs since its seed was set or it was reset (the first run is 0).
 struct RandomState {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "codegen/kernels/tc_math.h" // tc::digamma: the kernels' algorithm, run in double
+#include "runtime/kernels/tc_math.h" // tc::digamma: the kernels' algorithm, run in double
 #include "ir/interpreter_internal.h"
 
 namespace thunderc::ir::interp {

@@ -1,7 +1,7 @@
 // The random op in the reference interpreter: every element drawn by the same functions the
-// bundles call (codegen/kernels/tc_random.h), so the interpreter is the bit-exact oracle of
+// bundles call (runtime/kernels/tc_random.h), so the interpreter is the bit-exact oracle of
 // both targets for a given seed and run.
-#include "codegen/kernels/tc_random.h"
+#include "runtime/kernels/tc_random.h"
 #include "ir/interpreter_internal.h"
 
 namespace thunderc::ir::interp {

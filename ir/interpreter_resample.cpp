@@ -16,7 +16,7 @@ namespace {
 int64_t positiveModulo(int64_t a, int64_t b) { return ((a % b) + b) % b; }
 
 /// The source index of result index `out` along a dim of `size` elements, or -1 for the
-/// constant (see pad_source_index in codegen/kernels/tc_math.h for the same rule). circular
+/// constant (see pad_source_index in runtime/kernels/tc_math.h for the same rule). circular
 /// first crops (negative pads), then wraps within what is left, as PyTorch's _pad_circular.
 int64_t padSource(int64_t out, int64_t before, int64_t after, int64_t size,
                   const std::string &mode) {

@@ -242,31 +242,6 @@ SymExpr::evaluate(const std::map<std::string, int64_t> &bindings) const {
   }
 }
 
-SymExpr SymExpr::substitute(const std::map<std::string, SymExpr> &replacements) const {
-  if (kind() == Kind::Constant)
-    return *this;
-  if (kind() == Kind::Symbol) {
-    auto it = replacements.find(node_->name);
-    return it == replacements.end() ? *this : it->second;
-  }
-  std::vector<SymExpr> parts;
-  for (const SymExpr &operand : operands())
-    parts.push_back(operand.substitute(replacements));
-  SymExpr result = parts[0];
-  for (size_t i = 1; i < parts.size(); ++i) {
-    switch (kind()) {
-    case Kind::Add: result = add(result, parts[i]); break;
-    case Kind::Mul: result = mul(result, parts[i]); break;
-    case Kind::FloorDiv: result = floorDiv(result, parts[i]); break;
-    case Kind::Mod: result = mod(result, parts[i]); break;
-    case Kind::Max: result = max(result, parts[i]); break;
-    case Kind::Min: result = min(result, parts[i]); break;
-    default: break;
-    }
-  }
-  return result;
-}
-
 void SymExpr::collectSymbols(std::set<std::string> &symbols) const {
   if (kind() == Kind::Symbol)
     symbols.insert(node_->name);

@@ -50,9 +50,6 @@ public:
   /// zero occurs.
   std::optional<int64_t> evaluate(const std::map<std::string, int64_t> &bindings) const;
 
-  /// Replaces symbols by expressions (symbols missing from the map stay).
-  SymExpr substitute(const std::map<std::string, SymExpr> &replacements) const;
-
   void collectSymbols(std::set<std::string> &symbols) const;
 
   /// Canonical text: "7", "s0", "(s0*16)", "((s0*2)+1)", "(s0//2)", "(s0%2)", "max(s0,1)".

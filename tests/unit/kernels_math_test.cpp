@@ -1,4 +1,4 @@
-// Tests of the kernel library's scalar layer (codegen/kernels/tc_math.h): f16/bf16
+// Tests of the kernel library's scalar layer (runtime/kernels/tc_math.h): f16/bf16
 // conversions against bit patterns from PyTorch 2.13 and exhaustively against the reference
 // interpreter's encoder, cast against the interpreter's rounding rules, and every scalar
 // helper against the interpreter's elementwise op on random and special values.
