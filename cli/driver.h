@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "codegen/model_emitter.h"
-#include "frontend/importer.h"
-#include "frontend/torchscript.h"
+#include "frontend/pt2/importer.h"
+#include "frontend/torchscript/importer.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "ir/interpreter.h"

@@ -11,7 +11,7 @@
 #include "cli/driver.h"
 #include "cli/exit_codes.h"
 #include "cli/report.h"
-#include "frontend/importer.h"
+#include "frontend/pt2/importer.h"
 #include "ir/printer.h"
 #include "optimizer/pass_registry.h"
 #include "optimizer/pipeline.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates frontend/aten_schemas.inc: the ATen operator schemas thunderc's importer knows.
+"""Generates frontend/aten/schemas.inc: the ATen operator schemas thunderc's importer knows.
 
 torch.export omits every argument left at its schema default, so the importer needs each
 op's schema to fill them back in (docs/PT2_FORMAT.md section 2.3). This script reads the
@@ -8,18 +8,18 @@ schemas from the INSTALLED torch, so the table matches the torch that wrote the 
   1. collect every aten overload tagged torch.Tag.core, plus the overloads of the
      decomposition table (frontend/aten/decompositions.def), plus EXTRA_OVERLOADS (training-IR
      and common ops that are not core); an extra entry that does not resolve is an error;
-  2. check every default value is of a kind frontend/op_schema.cpp can convert into the
+  2. check every default value is of a kind frontend/aten/op_schema.cpp can convert into the
      serialized Argument form, and fail listing the ones that are not;
   3. write one TC_ATEN_SCHEMA("...") line per overload, sorted by (name, overload).
 
 Each line is str(torch.ops.aten.<op>.<overload>._schema) with the leading "aten::" dropped
 (every entry is an aten op, and findOpSchema strips the namespace anyway). The text is kept
 exactly as torch prints it, so enum defaults stay c10 integers (ScalarType? dtype=4 is
-torch.long, MemoryFormat memory_format=0 is torch.contiguous_format); op_schema.cpp maps
+torch.long, MemoryFormat memory_format=0 is torch.contiguous_format); aten/op_schema.cpp maps
 them to the serialization enums.
 
 Usage:
-  python3 tools/gen_op_schemas.py            # rewrite frontend/aten_schemas.inc
+  python3 tools/gen_op_schemas.py            # rewrite frontend/aten/schemas.inc
   python3 tools/gen_op_schemas.py --check    # exit 1 if the checked-in file is stale
 """
 
@@ -30,7 +30,7 @@ import sys
 import torch
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
-DEFAULT_OUTPUT = REPO_ROOT / "frontend" / "aten_schemas.inc"
+DEFAULT_OUTPUT = REPO_ROOT / "frontend" / "aten" / "schemas.inc"
 COMMAND = "python3 tools/gen_op_schemas.py"
 
 # Ops the importer meets in training IR (plain torch.export.export) or after
@@ -128,7 +128,7 @@ EXTRA_OVERLOADS = [
     "rand.generator", "randn.generator", "randperm.generator", "rand_like.default",
     "randn_like.default", "randint.default", "randint.low", "randint.generator",
     "randint.low_generator", "randint_like.default", "randint_like.low_dtype",
-    # FFT and complex values (frontend/aten_fft.cpp, aten_complex.cpp): torch.fft and stft in
+    # FFT and complex values (frontend/aten/fft.cpp, aten/complex.cpp): torch.fft and stft in
     # training IR, _fft_c2c in core ATen, and the ops that read complex results.
     "_fft_c2c.default", "fft_fft.default", "fft_ifft.default", "fft_rfft.default",
     "fft_irfft.default", "fft_fft2.default", "fft_ifft2.default", "fft_rfft2.default",
@@ -151,15 +151,15 @@ EXTRA_OVERLOADS = [
     "_int_mm.default",
 ]
 
-# Default-value kinds frontend/op_schema.cpp converts (see convertDefault there), keyed by
+# Default-value kinds frontend/aten/op_schema.cpp converts (see convertDefault there), keyed by
 # the str() of the argument's real type with Optional/List peeled off. A None default is
-# accepted for any Optional type. Keep this in step with op_schema.cpp.
+# accepted for any Optional type. Keep this in step with aten/op_schema.cpp.
 SCALAR_DEFAULT_KINDS = {
     "int", "SymInt", "bool", "float", "SymFloat", "number", "str", "ScalarType",
     "MemoryFormat", "Layout", "Device",
 }
 LIST_ELEMENT_DEFAULT_KINDS = {"int", "SymInt", "float", "SymFloat", "bool", "str"}
-# Enum defaults print as c10 integers; these are the values op_schema.cpp's kScalarTypes,
+# Enum defaults print as c10 integers; these are the values aten/op_schema.cpp's kScalarTypes,
 # kMemoryFormats and kLayouts tables map to a serialization enum (c10 Jagged layout, the
 # quantized and bits dtypes have none).
 ENUM_DEFAULT_VALUES = {
@@ -256,7 +256,7 @@ def selected_overloads():
 
 
 def unconvertible_default(argument):
-    """Returns why op_schema.cpp could not convert this argument's default, or None."""
+    """Returns why aten/op_schema.cpp could not convert this argument's default, or None."""
     if not argument.has_default_value():
         return None
     value = argument.default_value
@@ -303,7 +303,7 @@ def schema_lines(selected, others):
         text = text.replace("\\", "\\\\").replace('"', '\\"')
         lines.append(f'TC_ATEN_SCHEMA("{text}")')
     if problems:
-        fail("defaults op_schema.cpp cannot convert (teach convertDefault, then "
+        fail("defaults aten/op_schema.cpp cannot convert (teach convertDefault, then "
              "SCALAR_DEFAULT_KINDS here):\n  " + "\n  ".join(problems))
     return lines
 
@@ -316,9 +316,9 @@ def render(lines):
         "// EXTRA_OVERLOADS list in that script, sorted by (name, overload), then the other",
         f"// libraries' ops of OTHER_LIBRARIES (with their namespace); {len(lines)} overloads.",
         "// Each entry is str(torch.ops.aten.<op>.<overload>._schema) without the \"aten::\"",
-        "// prefix; enum defaults are c10 integers. Consumed by frontend/op_schema.cpp.",
+        "// prefix; enum defaults are c10 integers. Consumed by frontend/aten/op_schema.cpp.",
         "#ifndef TC_ATEN_SCHEMA",
-        "#error \"define TC_ATEN_SCHEMA(text) before including aten_schemas.inc\"",
+        "#error \"define TC_ATEN_SCHEMA(text) before including aten/schemas.inc\"",
         "#endif",
     ]
     return "\n".join(header + lines) + "\n"

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "frontend/node_importer.h"
+#include "frontend/aten/node_importer.h"
 
 namespace thunderc::frontend {
 

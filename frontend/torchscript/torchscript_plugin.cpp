@@ -5,7 +5,7 @@
 // Algorithm:
 //   0. Refuse ops that act outside the model (sideEffectOf): in forward and in every class's
 //      __setstate__ (which the loader runs), before anything else runs. The process this runs
-//      in is confined (frontend/sandbox.h): whatever the loader itself runs cannot open files.
+//      in is confined (frontend/torchscript/sandbox.h): whatever the loader itself runs cannot open files.
 //   1. torch::jit::load from memory; eval; remember every parameter and buffer by its storage (for names);
 //      freeze (parameters and attributes become constants); inline every method call; drop the
 //      unused `self` input; turn in-place and list mutation into functional ops.
@@ -54,8 +54,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "frontend/serde_enums.h"
-#include "frontend/torchscript_plugin.h"
+#include "frontend/pt2/serde_enums.h"
+#include "frontend/torchscript/plugin.h"
 
 namespace thunderc::frontend {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "frontend/importer.h"
+#include "frontend/pt2/importer.h"
 #include "ir/printer.h"
 #include "tests/fuzz/fuzz_util.h"
 

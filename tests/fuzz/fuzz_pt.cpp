@@ -1,5 +1,5 @@
 // Fuzz target: the checks a TorchScript file passes before libtorch reads it
-// (frontend/torchscript_archive.h: zip layout, pickles, storages against their records,
+// (frontend/torchscript/archive.h: zip layout, pickles, storages against their records,
 // tensors inside their storages, code nesting). The input's first byte picks what it is: 255,
 // a whole archive (the rest of the input); otherwise a member of the template
 // (THUNDERC_FUZZ_TEMPLATE, a small traced module) to replace by the rest of the input, modulo
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend/torchscript_archive.h"
-#include "frontend/zip_reader.h"
+#include "frontend/torchscript/archive.h"
+#include "frontend/pt2/zip_reader.h"
 #include "tests/support/test_zip.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// Fuzz target: a whole .pt2 archive through the importer (frontend/importer.h): zip structure,
+// Fuzz target: a whole .pt2 archive through the importer (frontend/pt2/importer.h): zip structure,
 // archive layout, the payload configs and every tensor's bounds, the model JSON, symbolic
 // shapes, the ATen import table and the verifier. Seeds are real exported programs.
 #include <cstdint>

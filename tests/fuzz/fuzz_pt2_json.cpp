@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/zip_reader.h"
+#include "frontend/pt2/zip_reader.h"
 #include "tests/fuzz/fuzz_import.h"
 #include "tests/support/test_zip.h"
 

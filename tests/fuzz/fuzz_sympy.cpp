@@ -1,11 +1,11 @@
-// Fuzz target: the sympy srepr parser for symbolic sizes (frontend/sympy_expr.h). It must
+// Fuzz target: the sympy srepr parser for symbolic sizes (frontend/pt2/sympy_expr.h). It must
 // return an error for anything malformed, deep or unsupported, and never evaluate code.
 #include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
 
-#include "frontend/sympy_expr.h"
+#include "frontend/pt2/sympy_expr.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string_view text(reinterpret_cast<const char *>(data), size);

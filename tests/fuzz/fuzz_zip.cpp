@@ -1,10 +1,10 @@
-// Fuzz target: the zip reader (frontend/zip_reader.h). Indexes the input as an archive and
+// Fuzz target: the zip reader (frontend/pt2/zip_reader.h). Indexes the input as an archive and
 // reads every member with its CRC-32 checked; any outcome but a crash or sanitizer report is
 // fine (malformed archives must come back as errors).
 #include <cstdint>
 #include <vector>
 
-#include "frontend/zip_reader.h"
+#include "frontend/pt2/zip_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace thunderc::frontend;

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "frontend/aten/decompose.h"
-#include "frontend/node_importer.h"
-#include "frontend/op_schema.h"
+#include "frontend/aten/node_importer.h"
+#include "frontend/aten/op_schema.h"
 
 using namespace thunderc;
 

@@ -1,11 +1,11 @@
-// Tests for frontend/op_schema: lookups by every target spelling, defaults converted into the
+// Tests for frontend/aten/op_schema: lookups by every target spelling, defaults converted into the
 // serialized Argument form torch.export writes, and that the whole generated table parses.
 #include <doctest/doctest.h>
 
 #include <string>
 #include <string_view>
 
-#include "frontend/op_schema.h"
+#include "frontend/aten/op_schema.h"
 
 using nlohmann::json;
 using thunderc::frontend::ArgSchema;
@@ -18,7 +18,7 @@ namespace {
 
 constexpr std::string_view kGeneratedSchemas[] = {
 #define TC_ATEN_SCHEMA(text) text,
-#include "frontend/aten_schemas.inc"
+#include "frontend/aten/schemas.inc"
 #undef TC_ATEN_SCHEMA
 };
 

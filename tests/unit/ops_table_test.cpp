@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "frontend/node_importer.h"
-#include "frontend/op_schema.h"
+#include "frontend/aten/node_importer.h"
+#include "frontend/aten/op_schema.h"
 #include "ir/graph.h"
 #include "ir/op_attributes.h"
 

@@ -1,4 +1,4 @@
-// Tests for frontend/sandbox: the confined child process that reads TorchScript files. Each
+// Tests for frontend/torchscript/sandbox: the confined child process that reads TorchScript files. Each
 // test runs a body in the child and checks what it could and could not do, and how it ended.
 #include <doctest/doctest.h>
 
@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "frontend/sandbox.h"
+#include "frontend/torchscript/sandbox.h"
 
 using namespace thunderc;
 using namespace thunderc::frontend;

@@ -1,4 +1,4 @@
-// Tests for frontend/pickle_check and frontend/torchscript_archive: the checks a TorchScript
+// Tests for frontend/pt2/pickle_check and frontend/torchscript/archive: the checks a TorchScript
 // file passes before libtorch reads it. Pickles are written by hand, opcode by opcode, as
 // torch.jit.save writes them (protocol 2).
 #include <doctest/doctest.h>
@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend/pickle_check.h"
-#include "frontend/torchscript_archive.h"
+#include "frontend/pt2/pickle_check.h"
+#include "frontend/torchscript/archive.h"
 #include "tests/support/test_zip.h"
 
 using namespace thunderc;

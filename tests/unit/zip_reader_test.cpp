@@ -1,4 +1,4 @@
-// Tests for frontend/zip_reader and frontend/mapped_file. Archives are built in memory by a tiny
+// Tests for frontend/pt2/zip_reader and frontend/pt2/mapped_file. Archives are built in memory by a tiny
 // writer that mimics PyTorchStreamWriter (docs/PT2_FORMAT.md §1.2), then damaged on purpose.
 #include <doctest/doctest.h>
 
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "runtime/crc32.h"
-#include "frontend/mapped_file.h"
-#include "frontend/zip_reader.h"
+#include "frontend/pt2/mapped_file.h"
+#include "frontend/pt2/zip_reader.h"
 #include "tests/support/test_zip.h"
 
 using namespace thunderc;
