@@ -16,11 +16,6 @@
 namespace thunderc::frontend {
 namespace {
 
-using ir::AttrMap;
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 /// "aten.<op>.<overload>" of the node's schema.
 std::string targetOf(const NodeImport &node) {
   return "aten." + node.schema().name + "." + node.schema().overload;

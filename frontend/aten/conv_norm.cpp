@@ -18,11 +18,6 @@
 namespace thunderc::frontend {
 namespace {
 
-using ir::AttrMap;
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 // ---- emission helpers ----
 
 /// Makes `value`, a helper this import emitted, the exported output `index`: it takes the

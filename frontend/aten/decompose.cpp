@@ -17,10 +17,6 @@
 namespace thunderc::frontend {
 namespace {
 
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 // ---- the table ----
 
 struct Entry {

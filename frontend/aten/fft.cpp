@@ -24,11 +24,6 @@
 namespace thunderc::frontend {
 namespace {
 
-using ir::AttrMap;
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 enum class DftKind { RealToComplex, ComplexToComplex, ComplexToReal };
 
 /// ATen's fft_norm_mode (aten/src/ATen/native/SpectralOpsUtils.h): the integer `normalization`

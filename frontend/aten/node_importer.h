@@ -16,6 +16,12 @@
 
 namespace thunderc::frontend {
 
+// The IR names every converter file of frontend/aten/ uses.
+using ir::AttrMap;
+using ir::DType;
+using ir::OpKind;
+using ir::Value;
+
 /// Graph-wide import state shared by every node.
 struct ImportState {
   ir::Graph *graph = nullptr;

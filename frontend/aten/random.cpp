@@ -7,11 +7,6 @@
 namespace thunderc::frontend {
 namespace {
 
-using ir::AttrMap;
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 /// A random op reads the context's generator: an explicit torch.Generator cannot be honoured.
 Status checkDefaultGenerator(NodeImport &node) {
   if (node.schema().findArg("generator") == nullptr || node.isNone("generator"))

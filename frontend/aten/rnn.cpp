@@ -20,10 +20,6 @@
 namespace thunderc::frontend {
 namespace {
 
-using ir::AttrMap;
-using ir::OpKind;
-using ir::Value;
-
 enum class CellKind { Lstm, Gru, RnnTanh, RnnRelu };
 
 const char *cellName(CellKind kind) {

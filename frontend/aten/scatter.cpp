@@ -11,11 +11,6 @@
 namespace thunderc::frontend {
 namespace {
 
-using ir::AttrMap;
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 /// Binds the node's output to `value`, which must have the exported type.
 Status finish(NodeImport &node, Value *value) {
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));

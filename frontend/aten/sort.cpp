@@ -9,11 +9,6 @@
 namespace thunderc::frontend {
 namespace {
 
-using ir::AttrMap;
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 /// The sort op's (values, indices) of self along `dim` (already normalized).
 std::vector<Value *> emitSortOp(NodeImport &node, Value *self, int64_t dim, bool descending) {
   AttrMap attrs;

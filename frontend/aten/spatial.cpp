@@ -15,11 +15,6 @@
 namespace thunderc::frontend {
 namespace {
 
-using ir::AttrMap;
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 /// Makes `value` the exported output `index`, which must have the exported type.
 Status bind(NodeImport &node, int index, Value *value) {
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(index));

@@ -24,11 +24,6 @@
 namespace thunderc::frontend {
 namespace {
 
-using ir::AttrMap;
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 constexpr int64_t kEndOfDim = INT64_MAX / 2;
 
 // A tensor of ones shaped like `like` (the implicit weight when only a bias is given).
