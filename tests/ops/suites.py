@@ -531,6 +531,17 @@ REDUCTION_CASES: list[tuple[str, CaseFn]] = [
     ("cummax_nan", lambda m, t: torch.nan_to_num(
         torch.cummax(torch.where(t.y > 1.2, torch.nan, t.y), 1)[0], nan=7.0)),
     ("cummin_nan_indices", lambda m, t: torch.cummin(torch.where(t.y > 1.2, torch.nan, t.y), 1)[1]),
+    # bucketize / searchsorted (a count over the boundaries): ties both ways, NaN past the end
+    ("bucketize_left", lambda m, t: torch.bucketize(t.x, torch.tensor([-1.0, -0.25, 0.0, 0.5, 2.0]))),
+    ("bucketize_right_int_ties", lambda m, t: torch.bucketize(t.xi, torch.tensor([-2, 0, 0, 3]),
+                                                              right=True)),
+    ("bucketize_nan_int32", lambda m, t: torch.bucketize(
+        torch.where(t.y > 1.2, torch.nan, t.y), torch.tensor([-1.0, 0.0, 1.0]), out_int32=True)),
+    ("searchsorted_1d", lambda m, t: torch.searchsorted(torch.sort(t.v).values, t.y)),
+    ("searchsorted_rows_right", lambda m, t: torch.searchsorted(
+        torch.sort(t.x, dim=-1).values, t.x[:, :, :3] * 0.5, side="right")),
+    ("searchsorted_int_ties", lambda m, t: torch.searchsorted(
+        torch.tensor([-3, -1, -1, 0, 2, 2, 3]), t.xi, right=True)),
     ("sum_noncontig", lambda m, t: t.x.transpose(0, 2).sum(1)),
     ("sum_wide_dim0", lambda m, t: t.wide.sum(0)),
     ("amax_wide_dim0", lambda m, t: t.wide.amax(0)),
