@@ -15,7 +15,7 @@ from test_bundles import manifest, zoo_models
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 # The CUDA kernel headers and the scalar layer they include (tc_math.h).
 KERNELS_DIR = os.path.join(ROOT, "backend_cuda", "kernels")
-SCALAR_DIR = os.path.join(ROOT, "codegen", "kernels")
+SCALAR_DIR = os.path.join(ROOT, "runtime", "kernels")
 EXIT_UNSUPPORTED = 5
 
 
