@@ -680,9 +680,9 @@ Status ProgramImporter::importMapped(const Json &node, const std::string &target
   ImportFunction function =
       complex ? findComplexImportFunction(target) : findImportFunction(target);
   if (complex && (schema == nullptr || function == nullptr))
-    return unsupported(shortTarget(target) + " on complex values: " + complexOpsSummary());
+    return unsupported(std::string(stripTorchOps(target)) + " on complex values: " + complexOpsSummary());
   if (schema == nullptr || function == nullptr)
-    return unsupported("no thunderc lowering for " + shortTarget(target));
+    return unsupported("no thunderc lowering for " + std::string(stripTorchOps(target)));
   NodeImport import(state_, node, *schema, name, source);
   TC_TRY(import.matchArguments());
   return function(import);

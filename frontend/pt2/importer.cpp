@@ -93,11 +93,6 @@ bool isSymIntTarget(const std::string &target) {
 
 } // namespace
 
-std::string shortTarget(const std::string &target) {
-  constexpr std::string_view kPrefix = "torch.ops.";
-  return target.rfind(kPrefix, 0) == 0 ? target.substr(kPrefix.size()) : target;
-}
-
 void forEachName(const Json &value, const std::function<void(const std::string &)> &visit) {
   if (value.is_array()) {
     for (const Json &item : value)
@@ -510,7 +505,7 @@ Status ProgramImporter::importNode(const Json &node, size_t index) {
   Expected<std::string> target = jsonString(node, "target");
   if (!target.ok())
     return std::move(target).error().withContext("node '" + name + "'");
-  std::string context = "node '" + name + "' (" + shortTarget(*target) + ")";
+  std::string context = "node '" + name + "' (" + std::string(stripTorchOps(*target)) + ")";
   // SSA: a node may not define a tensor an input or an earlier node defined.
   if (const Json *outputs = jsonFind(node, "outputs"); outputs && outputs->is_array())
     for (const Json &output : *outputs)
@@ -523,7 +518,7 @@ Status ProgramImporter::importNode(const Json &node, size_t index) {
   ir::SourceInfo source;
   if (const Json *metadata = jsonFind(node, "metadata"))
     source = sourceFromStackTrace(jsonStringOr(*metadata, "stack_trace"));
-  source.target = shortTarget(*target);
+  source.target = std::string(stripTorchOps(*target));
   ImportedNodeRecord record{name, source.target, "compiled", {}, source};
 
   if (isDroppedAssertion(*target)) {
@@ -745,7 +740,6 @@ Status ProgramImporter::keepAsAtenCall(const Json &node, const std::string &name
 
 namespace thunderc::frontend {
 using detail::ProgramImporter;
-using detail::shortTarget;
 using detail::kInlinedHigherOrderTargets;
 using detail::kItem;
 using detail::kLocalScalarDense;
@@ -757,11 +751,11 @@ std::vector<std::string> supportedTargets() {
     if (isDroppedAssertion(target) || findOpSchema(target) != nullptr)
       targets.insert(target);
   for (std::string_view target : kSymIntAtenTargets)
-    targets.insert(shortTarget(std::string(target)));
+    targets.emplace(stripTorchOps(target));
   for (std::string_view target : kInlinedHigherOrderTargets)
-    targets.insert(shortTarget(std::string(target)));
-  targets.insert(shortTarget(std::string(kItem)));
-  targets.insert(shortTarget(std::string(kLocalScalarDense)));
+    targets.emplace(stripTorchOps(target));
+  targets.emplace(stripTorchOps(kItem));
+  targets.emplace(stripTorchOps(kLocalScalarDense));
   return {targets.begin(), targets.end()};
 }
 

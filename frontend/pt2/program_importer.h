@@ -16,9 +16,6 @@
 
 namespace thunderc::frontend::detail {
 
-// "torch.ops.aten.add.Tensor" -> "aten.add.Tensor".
-std::string shortTarget(const std::string &target);
-
 // Calls `visit` with every string under a "name" key in `value` (tensor references inside
 // serialized arguments and output specs), in document order.
 void forEachName(const Json &value, const std::function<void(const std::string &)> &visit);
