@@ -38,7 +38,7 @@ def build_bundle(out_dir, extra=(), cpu_dispatch=False):
     dispatched Release build stays covered."""
     build = os.path.join(str(out_dir), "build")
     output_test = [] if cpu_dispatch else ["-DTHUNDERC_BUNDLE_CPU_DISPATCH=OFF",
-                                        *output_test_flags(extra)]
+                                           *output_test_flags(extra)]
     run(["cmake", "-S", str(out_dir), "-B", build, "-G", "Ninja",
          "-DTHUNDERC_BUNDLE_WERROR=ON", *output_test, *extra])
     run(["cmake", "--build", build, "-j", str(os.cpu_count() or 2)])
