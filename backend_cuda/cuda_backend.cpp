@@ -27,14 +27,6 @@ public:
     return Status::success();
   }
 
-  // Runs go through the context's CUDA graphs when they are on (<name>_context_set_cuda_graphs).
-  bool wrapsRunWork() const override { return true; }
-
-  void emitRunWork(CodeWriter &code, const std::string &name,
-                   const std::vector<std::string> &key) const override {
-    emitCudaGraphRun(code, name, key);
-  }
-
   std::string sourceFile(const std::string &name) const override { return name + ".cu"; }
 
   void addSources(const std::string &name,
@@ -45,60 +37,28 @@ public:
         "#include \"" + name + ".cu\"\n";
   }
 
-  void emitIncludesAndTypes(CodeWriter &code, const std::string &name,
-                            size_t numWeights) const override {
-    emitCudaIncludes(code);
-    code.line();
-    emitCudaModelTypes(code, name, numWeights);
+  // tc_cuda_model.h: load and upload, contexts, streams, staging, graphs, timing.
+  ModelBaseSpec modelBase() const override {
+    return {"tc_cuda_model.h", "tcg", {"const tcg::exec &ex = context->ex;"}, true};
   }
 
-  // The probe kernel and the printed kernels, after the TC_HD scalar functions they call.
-  void emitDefinitions(CodeWriter &code, const EmitOptions &options) const override {
-    code.line("constexpr bool kAllowTf32 = " + std::string(options.allowTf32 ? "true" : "false") +
-              ";");
-    code.line("/// An empty kernel: its attributes tell whether this GPU runs the bundle's code.");
-    code.line("__global__ void probe_kernel() {}");
+  // The printed kernels, after the TC_HD scalar functions they call.
+  void emitDefinitions(CodeWriter &code, const EmitOptions &) const override {
     for (const CudaKernel &kernel : kernels_) {
       code.line();
       code.raw(kernel.code);
     }
   }
 
-  // The stream's work so far, then a blocking copy (the observer reads values on the host).
-  void emitDebugCopy(CodeWriter &code, const std::string &name) const override {
-    code.open("[[maybe_unused]] bool debugCopy(" + name + "_context *context, void *dst, "
-              "const void *src, size_t bytes, bool toHost)");
-    code.line("if (cudaStreamSynchronize(context->ex.stream) != cudaSuccess) return false;");
-    code.line("return cudaMemcpy(dst, src, bytes, toHost ? cudaMemcpyDeviceToHost : "
-              "cudaMemcpyHostToDevice) == cudaSuccess;");
-    code.close();
-  }
-
-  void emitLifecycle(CodeWriter &code, const std::string &name) const override {
-    emitCudaLifecycle(code, name);
-  }
-
-  void emitContextReset(CodeWriter &code, const std::string &name) const override {
-    emitCudaContextReset(code, name);
-  }
-
-  std::string stateBase() const override { return "context->state.data"; }
-
-  void emitArena(CodeWriter &code, const std::string &name) const override {
-    emitCudaArena(code, name);
+  void emitModelConstants(CodeWriter &code, const EmitOptions &options,
+                          const EmitState &state) const override {
+    emitCudaModelConstants(code, options.allowTf32, state.gatherSites(), graphRefusal_);
   }
 
   // Kernel nodes come in graph order, the order prepare() printed their kernels in.
   Status emitKernel(const ir::Node &node, EmitState &state) override {
     TC_CHECK(next_ < kernels_.size(), "more kernel nodes than printed CUDA kernels");
     return emitCudaKernelLaunch(node, kernels_[next_++], state);
-  }
-
-  void emitMoreEntryPoints(CodeWriter &code, const std::string &name, size_t numInputs,
-                           size_t numOutputs, const EmitState &state) const override {
-    code.line();
-    emitCudaHostRuns(code, name, numInputs, numOutputs, state.gatherSites());
-    emitCudaGraphApi(code, name, graphRefusal_);
   }
 
   // Device tensors for <name>_run; host tensors, streams, synchronization and timing besides.
@@ -108,6 +68,7 @@ public:
     };
     return {{"RUN_NOTE", render("backend_cuda/templates/model_run_note.h.in")},
             {"TARGET_API", render("backend_cuda/templates/model_api.h.in")},
+            {"TARGET_ABI", render("backend_cuda/templates/model_abi.cpp.in")},
             {"TARGET_METHODS", render("backend_cuda/templates/model_methods.h.in")},
             {"RUN_COMMENT", ": the CUDA bundle stages them through the device"},
             {"RUN_FUNCTION", "run_host"},
@@ -135,6 +96,7 @@ public:
   // when asked for: it is a tool for machines without a GPU, not part of a deployed bundle.
   bool shipsKernelHeader(const std::string &path, const BundleOptions &options) const override {
     if (path == "runtime/kernels/tc_math.h" || path == "runtime/kernels/tc_random.h" ||
+        path == "runtime/kernels/tc_model_common.h" ||
         path.rfind("backend_cuda/kernels/", 0) == 0)
       return true;
     return options.cudaEmulation && path.rfind("cuda_emu/tc_cuda_emu", 0) == 0;

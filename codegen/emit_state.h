@@ -160,12 +160,6 @@ Status emitSortNode(const ir::Node &node, EmitState &state);
 /// compute type). library_calls.cpp.
 Expected<std::string> scalarExpression(const ir::Node &node);
 
-/// Opens the body of the generated entry point `signature`: the caller's error record is
-/// cleared, and `condition` (its null arguments) returns TC_ERROR_INVALID_ARGUMENT with
-/// `message` ("mlp_load: null argument"). model_emitter.cpp.
-void openEntryPoint(CodeWriter &code, const std::string &signature, const std::string &condition,
-                    const std::string &message);
-
 /// An epilogue fusion's library call, writing the fusion's result from its operands (the
 /// body's first node, emitted with the fusion's pointers). library_calls.cpp.
 Status emitEpilogueLibraryCall(const ir::Node &fusion, const EpilogueKernel &kernel,

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "codegen/emit_state.h"
+#include "codegen/template.h"
 
 namespace thunderc::codegen {
 namespace {
@@ -151,42 +152,15 @@ private:
                        [&](const std::string &symbol) { return dataDependent_.count(symbol); });
   }
 
-  // Checks of the caller's input tensors and binding of symbols; writes into `sym`.
+  // Checks of the caller's input tensors and binding of symbols; writes into `sym`. The
+  // base checks what a table says (count, dtype, rank; then every dim against the dims the
+  // symbols give); the symbols and their ranges are the model's own.
   void emitBindInputs(CodeWriter &code) {
     std::vector<const ir::Value *> inputs = userInputs(graph_);
-    code.open("tc_status bindInputs(const tc_tensor *inputs, int num_inputs, Symbols &sym, "
-              "tc_error *err)");
-    code.open("if (num_inputs != " + std::to_string(inputs.size()) + ")");
-    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"expected " +
-              std::to_string(inputs.size()) + " input(s), got %d\", num_inputs);");
-    code.close();
-    if (!inputs.empty()) {
-      code.open("if (inputs == nullptr)");
-      code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"inputs is null\");");
-      code.close();
-    }
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const ir::TensorType &type = inputs[i]->type();
-      std::string t = "inputs[" + std::to_string(i) + "]";
-      std::string label = "input " + std::to_string(i) + " '" + inputs[i]->name() + "'";
-      // Not a tensor at all (rank outside 0..TC_MAX_RANK, a negative dim, a size overflowing
-      // int64) is a bad argument, before any comparison with what the model expects.
-      code.open("if (tc_tensor_numel(&" + t + ") < 0)");
-      code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + label +
-                ": not a valid tensor (rank %d: outside 0..TC_MAX_RANK, a negative dim or "
-                "an element count overflowing int64)\", " + t + ".rank);");
-      code.close();
-      code.open("if (" + t + ".dtype != " + abiDType(type.dtype) + ")");
-      code.line("return tc_error_setf(err, TC_ERROR_DTYPE_MISMATCH, \"" + label +
-                ": dtype %s, expected " + std::string(ir::dtypeName(type.dtype)) + "\", " +
-                "tc_dtype_name(" + t + ".dtype));");
-      code.close();
-      code.open("if (" + t + ".rank != " + std::to_string(type.rank()) + ")");
-      code.line("return tc_error_setf(err, TC_ERROR_SHAPE_MISMATCH, \"" + label +
-                ": rank %d, expected " + std::to_string(type.rank()) + " (" + type.str() +
-                ")\", " + t + ".rank);");
-      code.close();
-    }
+    code.open("static tc_status bind_inputs(const tc_tensor *inputs, int num_inputs, "
+              "[[maybe_unused]] Symbols &sym, tc_error *err)");
+    code.line("tc_status status = check_inputs(inputs, num_inputs, err);");
+    code.line("if (status != TC_OK) return status;");
     for (const auto &[symbol, where] : bindings_) {
       code.line("sym." + symbol + " = inputs[" + std::to_string(where.first) + "].shape[" +
                 std::to_string(where.second) + "];");
@@ -207,31 +181,19 @@ private:
       if (range.max)
         code.line("sym." + symbol + " = " + std::to_string(*range.max) +
                   "; // data-dependent: its upper bound until the node binding it runs");
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const ir::TensorType &type = inputs[i]->type();
-      std::string t = "inputs[" + std::to_string(i) + "]";
-      std::string label = "input " + std::to_string(i) + " '" + inputs[i]->name() + "'";
-      for (size_t d = 0; d < type.shape.size(); ++d) {
-        code.open("if (" + t + ".shape[" + std::to_string(d) + "] != " + dimExpr(type.shape[d]) +
-                  ")");
-        code.line("return tc_error_setf(err, TC_ERROR_SHAPE_MISMATCH, \"" + label + ": dim " +
-                  std::to_string(d) + " is %lld, expected %lld (" + type.str() +
-                  ")\", (long long)" + t + ".shape[" + std::to_string(d) +
-                  "], (long long)(" + dimExpr(type.shape[d]) + "));");
-        code.close();
-      }
-      code.open("if (" + t + ".data == nullptr && " + productExpr(type.shape) + " > 0)");
-      code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + label +
-                ": data is null\");");
-      code.close();
-    }
-    code.line("(void)sym;");
-    code.line("return TC_OK;");
+    std::vector<std::string> dims;
+    for (const ir::Value *input : inputs)
+      for (const ir::Dim &dim : input->type().shape)
+        dims.push_back(dimExpr(dim));
+    code.line("const int64_t dims[] = " + braceList(dims.empty() ? std::vector<std::string>{"0"}
+                                                                 : dims) + ";");
+    code.line("return check_input_dims(inputs, dims, err);");
     code.close();
   }
 
   void emitOutputShapes(CodeWriter &code) {
-    code.open("void fillOutputShapes(const Symbols &sym, tc_tensor *outputs)");
+    code.open("static void fill_output_shapes([[maybe_unused]] const Symbols &sym, "
+              "[[maybe_unused]] tc_tensor *outputs)");
     for (size_t i = 0; i < graph_.numUserOutputs(); ++i) {
       const ir::TensorType &type = graph_.outputs()[i]->type();
       std::string t = "outputs[" + std::to_string(i) + "]";
@@ -240,8 +202,6 @@ private:
       for (size_t d = 0; d < type.shape.size(); ++d)
         code.line(t + ".shape[" + std::to_string(d) + "] = " + dimExpr(type.shape[d]) + ";");
     }
-    code.line("(void)sym;");
-    code.line("(void)outputs;");
     code.close();
   }
 
@@ -304,13 +264,14 @@ private:
 
   /// kStates: per State input, its weight (initial value) and its slot in the context's state.
   void emitStateTable(CodeWriter &code, const std::vector<const ir::Value *> &weights) {
-    code.open("struct StateSpec");
-    code.line("size_t weight; ///< index into kWeights: the initial value");
-    code.line("size_t offset; ///< bytes from the first byte of the context's state");
-    code.line("size_t bytes;");
-    code.close(";");
     std::vector<const ir::Value *> states = stateInputs(graph_);
-    code.line("const StateSpec kStates[] = {");
+    if (states.empty()) {
+      code.line("static constexpr tc::StateSpec kStates[] = {{0, 0, 0}};");
+      code.line("static constexpr int kNumStates = 0;");
+      code.line("static constexpr size_t kStateBytes = 0;");
+      return;
+    }
+    code.line("static constexpr tc::StateSpec kStates[] = {");
     int64_t offset = 0;
     for (const ir::Value *input : states) {
       size_t weight = static_cast<size_t>(
@@ -321,12 +282,67 @@ private:
                 std::to_string(bytes) + "}, // " + input->weightName());
       offset += (bytes + 63) / 64 * 64;
     }
-    if (states.empty())
-      code.line("    {0, 0, 0},");
     code.line("};");
     // int, not size_t: with no state, `i < kNumStates` must not be an unsigned compare with 0.
-    code.line("constexpr int kNumStates = " + std::to_string(states.size()) + ";");
-    code.line("constexpr size_t kStateBytes = " + std::to_string(offset) + ";");
+    code.line("static constexpr int kNumStates = " + std::to_string(states.size()) + ";");
+    code.line("static constexpr size_t kStateBytes = " + std::to_string(offset) + ";");
+  }
+
+  /// `static constexpr <type> <name>[] = {...};` with a placeholder entry when `entries` is
+  /// empty (a zero-length array is not C++).
+  static void emitTable(CodeWriter &code, const std::string &declaration,
+                        const std::vector<std::string> &entries, const std::string &placeholder) {
+    if (entries.empty()) {
+      code.line("static constexpr " + declaration + "[] = {" + placeholder + "};");
+      return;
+    }
+    code.line("static constexpr " + declaration + "[] = {");
+    for (const std::string &entry : entries)
+      code.line("    " + entry + ",");
+    code.line("};");
+  }
+
+  /// The model's description for its base (tc_model_common.h lists what it reads).
+  void emitTables(CodeWriter &code, const std::vector<const ir::Value *> &inputs,
+                  const std::vector<const ir::Value *> &weights) {
+    code.line("static constexpr const char *kName = " + stringLiteral(name_) + ";");
+    code.line("static constexpr int kNumInputs = " + std::to_string(inputs.size()) + ";");
+    code.line("static constexpr int kNumOutputs = " + std::to_string(graph_.numUserOutputs()) +
+              ";");
+    std::vector<std::string> entries;
+    for (const ir::Value *weight : weights) {
+      std::vector<std::string> dims;
+      for (const ir::Dim &dim : weight->type().shape)
+        dims.push_back(std::to_string(dim.value()));
+      entries.push_back("{" + stringLiteral(weight->weightName()) + ", " +
+                        abiDType(weight->type().dtype) + ", " +
+                        std::to_string(weight->type().rank()) + ", " + braceList(dims) + "}");
+    }
+    emitTable(code, "tc::WeightSpec kWeights", entries, "{\"\", TC_DTYPE_F32, 0, {0}}");
+    code.line("static constexpr size_t kNumWeights = " + std::to_string(weights.size()) + ";");
+    code.line("static constexpr bool kCheckCompileId = " +
+              std::string(options_.compileId.empty() ? "false" : "true") + ";");
+    code.line("static constexpr const char *kCompileId = " + stringLiteral(options_.compileId) +
+              ";");
+    emitStateTable(code, weights);
+    entries.clear();
+    for (const ir::Value *input : inputs) {
+      const ir::TensorType &type = input->type();
+      entries.push_back("{" + stringLiteral(input->name()) + ", " + abiDType(type.dtype) + ", \"" +
+                        std::string(ir::dtypeName(type.dtype)) + "\", " +
+                        std::to_string(type.rank()) + ", " + stringLiteral(type.str()) + "}");
+    }
+    emitTable(code, "tc::InputSpec kInputs", entries, "{\"\", TC_DTYPE_F32, \"\", 0, \"\"}");
+    emitTable(code, "tc::ObservedSpec kObserved", observed_, "{\"\", \"\", \"\", 0, TC_DTYPE_F32}");
+    entries.clear();
+    for (size_t i = 0; i < graph_.numUserOutputs(); ++i) {
+      const ir::Shape &shape = graph_.outputs()[i]->type().shape;
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (isDataDependent(shape[d]))
+          entries.push_back("{" + std::to_string(i) + ", " + std::to_string(d) + "}");
+    }
+    emitTable(code, "tc::OutputDim kDataDependent", entries, "{0, 0}");
+    code.line("static constexpr int kNumDataDependent = " + std::to_string(entries.size()) + ";");
   }
 
   Expected<std::string> implementation() {
@@ -364,121 +380,54 @@ private:
     emitOutputCopies(state);
     std::vector<const ir::Value *> inputs = userInputs(graph_);
     std::vector<const ir::Value *> weights = weightInputs(graph_);
+    const ModelBaseSpec base = backend_.modelBase();
 
     CodeWriter code;
     code.line("// " + backend_.sourceFile(name_) + ": the model compiled by thunderc from " +
               options_.sourceName + ". Generated; do not edit.");
+    code.line("// What every model does alike is " + base.header + "'s " + base.ns +
+              "::ModelBase; here are this model's tables, checks, kernels and run_impl.");
     code.line("#include \"" + name_ + ".h\"");
     code.line();
-    backend_.emitIncludesAndTypes(code, name_, weights.size());
-    code.line("#include <initializer_list>");
+    code.line("#include \"" + base.header + "\"");
+    code.line();
+    code.line("struct " + name_ + "_model : " + base.ns + "::model_data<" +
+              std::to_string(weights.size()) + "> {};");
+    code.line("struct " + name_ + "_context : " + base.ns + "::context_data<" + name_ +
+              "_model> {};");
     code.line();
     code.line("namespace {");
     code.line();
-    code.line("constexpr size_t kAlign = 64;");
-    code.line("[[maybe_unused]] size_t alignUp(size_t bytes) {"
-              " return (bytes + kAlign - 1) / kAlign * kAlign; }");
-    code.line();
-    code.open("struct Symbols");
-    for (const auto &[symbol, range] : graph_.symbols())
-      code.line("int64_t " + symbol + " = 0;");
-    code.close(";");
-    code.line();
-    code.open("struct WeightSpec");
-    code.line("const char *name;");
-    code.line("tc_dtype dtype;");
-    code.line("int32_t rank;");
-    code.line("int64_t shape[TC_MAX_RANK];");
-    code.close(";");
-    code.line();
-    code.line("const WeightSpec kWeights[] = {");
-    for (const ir::Value *weight : weights) {
-      std::vector<std::string> dims;
-      for (const ir::Dim &dim : weight->type().shape)
-        dims.push_back(std::to_string(dim.value()));
-      code.line("    {" + stringLiteral(weight->weightName()) + ", " + abiDType(weight->type().dtype) +
-                ", " + std::to_string(weight->type().rank()) + ", " + braceList(dims) + "},");
+    if (graph_.symbols().empty()) {
+      code.line("struct Symbols {};");
+    } else {
+      code.open("struct Symbols");
+      for (const auto &[symbol, range] : graph_.symbols())
+        code.line("int64_t " + symbol + " = 0;");
+      code.close(";");
     }
-    if (weights.empty())
-      code.line("    {\"\", TC_DTYPE_F32, 0, {0}},");
-    code.line("};");
-    code.line("constexpr size_t kNumWeights = " + std::to_string(weights.size()) + ";");
-    code.line("// The compile this code belongs to: _load refuses a weights.bin of another.");
-    code.line("constexpr bool kCheckCompileId = " +
-              std::string(options_.compileId.empty() ? "false" : "true") + ";");
-    code.line("const char kCompileId[] = " + stringLiteral(options_.compileId) + ";");
-    emitStateTable(code, weights);
-    code.line("const char *const kInputNames[] = " +
-              [&] {
-                std::vector<std::string> names;
-                for (const ir::Value *input : inputs)
-                  names.push_back(stringLiteral(input->name()));
-                return braceList(names.empty() ? std::vector<std::string>{"\"\""} : names);
-              }() +
-              ";");
+    code.line();
+    code.raw(functions.str());
+    backend_.emitDefinitions(code, options_);
+    code.line();
+    code.open("struct Model : " + base.ns + "::ModelBase<Model, " + name_ + "_model, " + name_ +
+              "_context, Symbols>");
+    emitTables(code, inputs, weights);
+    backend_.emitModelConstants(code, options_, state);
     code.line();
     emitBindInputs(code);
     code.line();
     emitOutputShapes(code);
     code.line();
-    emitCheckOutputs(code);
+    emitRun(code, state, body, inputs, weights, base);
+    code.close(";");
     code.line();
-    code.raw(functions.str());
-    backend_.emitDefinitions(code, options_);
-    emitObserveSupport(code);
     code.line("} // namespace");
     code.line();
-    emitApi(code, inputs.size());
-    emitRun(code, state, body, inputs, weights);
-    backend_.emitMoreEntryPoints(code, name_, inputs.size(), graph_.numUserOutputs(), state);
+    std::map<std::string, std::string> values = backend_.abiValues(name_);
+    code.raw(renderEmbeddedTemplate("codegen/templates/model_abi.cpp.in",
+                                    {{"NAME", name_}, {"TARGET_ABI", values.at("TARGET_ABI")}}));
     return code.str();
-  }
-
-  void emitApi(CodeWriter &code, size_t numInputs) {
-    std::string n = name_;
-    code.line("int " + n + "_num_inputs(void) { return " + std::to_string(numInputs) + "; }");
-    code.line("int " + n + "_num_outputs(void) { return " +
-              std::to_string(graph_.numUserOutputs()) + "; }");
-    code.line("int " + n + "_num_states(void) { return kNumStates; }");
-    code.open("const char *" + n + "_input_name(int index)");
-    code.line("return index >= 0 && index < " + std::to_string(numInputs) +
-              " ? kInputNames[index] : nullptr;");
-    code.close();
-    code.line();
-    backend_.emitLifecycle(code, n);
-    backend_.emitContextReset(code, n);
-    backend_.emitSetNumThreads(code, n);
-    emitSetSeed(code);
-    emitSetObserver(code);
-    emitOutputShapesApi(code);
-  }
-
-  /// `<name>_context_<what>(context, <parameters>, err)`: the null-context check, then
-  /// `statements`, then TC_OK.
-  void emitContextSetter(CodeWriter &code, const std::string &what, const std::string &parameters,
-                         const std::vector<std::string> &statements) {
-    std::string n = name_;
-    openEntryPoint(code,
-                   "tc_status " + n + "_context_" + what + "(" + n + "_context *context, " +
-                       parameters + ", tc_error *err)",
-                   "context == nullptr", n + "_context_" + what + ": null context");
-    for (const std::string &statement : statements)
-      code.line(statement);
-    code.line("return TC_OK;");
-    code.close();
-    code.line();
-  }
-
-  void emitSetObserver(CodeWriter &code) {
-    emitContextSetter(code, "set_observer", "tc_observer observer, void *user",
-                      {"context->observer = observer;", "context->observer_user = user;"});
-  }
-
-  // The random ops' seed: a host field the run reads (the context's `seed` and `runs`, which
-  // both targets declare); a new seed restarts the run count, so its sequence replays.
-  void emitSetSeed(CodeWriter &code) {
-    emitContextSetter(code, "set_seed", "uint64_t seed",
-                      {"context->seed = seed;", "context->runs = 0;"});
   }
 
   /// After a node's code: the test-only perturbation of its value, then the observer's call
@@ -527,7 +476,7 @@ private:
                           abiDType(type.dtype) + "}");
       if (!options_.perturbNode.empty() && !name.empty() && name == options_.perturbNode) {
         code.line("// --debug-perturb: this value is made wrong on purpose (testing bisect).");
-        code.line("debugPerturb(context, " + state.ptr(result) + ", " + abiDType(type.dtype) +
+        code.line("debug_perturb(context, " + state.ptr(result) + ", " + abiDType(type.dtype) +
                   ", " + productExpr(type.shape) + ");");
         perturbed_ = true;
       }
@@ -536,191 +485,29 @@ private:
     }
   }
 
-  /// kObserved (what each observable value is) and the functions the hooks call.
-  void emitObserveSupport(CodeWriter &code) {
-    code.line();
-    code.open("struct ObservedSpec");
-    code.line("const char *name;");
-    code.line("const char *op;");
-    code.line("const char *source;");
-    code.line("int fused;");
-    code.line("tc_dtype dtype;");
-    code.close(";");
-    code.line("const ObservedSpec kObserved[] = {");
-    for (const std::string &entry : observed_)
-      code.line("    " + entry + ",");
-    if (observed_.empty())
-      code.line("    {\"\", \"\", \"\", 0, TC_DTYPE_F32},");
-    code.line("};");
-    backend_.emitDebugCopy(code, name_);
-    code.line("/// Hands value `index` of this run to the context's observer (a host copy).");
-    code.open("[[maybe_unused]] void observe(" + name_ + "_context *context, int index, "
-              "const void *data, std::initializer_list<int64_t> shape)");
-    code.line("tc_observed_value value = {};");
-    code.line("value.index = index;");
-    code.line("value.name = kObserved[index].name;");
-    code.line("value.op = kObserved[index].op;");
-    code.line("value.source = kObserved[index].source;");
-    code.line("value.fused = kObserved[index].fused;");
-    code.line("value.tensor.dtype = kObserved[index].dtype;");
-    code.line("value.tensor.rank = int32_t(shape.size());");
-    code.line("int rank = 0;");
-    code.line("for (int64_t dim : shape) value.tensor.shape[rank++] = dim;");
-    code.line("const int64_t bytes = tc_tensor_byte_size(&value.tensor);");
-    code.line("if (bytes < 0) return;");
-    code.open("try");
-    code.line("context->observed.resize(size_t(bytes) + 1);");
-    code.close();
-    code.open("catch (...)");
-    code.line("return; // no memory for the copy: this value is not observed");
-    code.close();
-    code.line("if (bytes > 0 && !debugCopy(context, context->observed.data(), data, size_t(bytes), "
-              "true)) return;");
-    code.line("value.tensor.data = context->observed.data();");
-    code.line("context->observer(context->observer_user, &value);");
-    code.close();
-    code.line("/// --debug-perturb: the first element + 1 (16-bit floats: a sign flip, or 1 for 0).");
-    code.open("[[maybe_unused]] void debugPerturb(" + name_ + "_context *context, void *data, "
-              "tc_dtype dtype, int64_t count)");
-    code.line("unsigned char bytes[8] = {};");
-    code.line("tc_tensor one = {};");
-    code.line("one.dtype = dtype;");
-    code.line("const size_t size = size_t(tc_tensor_byte_size(&one));");
-    code.line("if (count < 1 || size > sizeof(bytes) || !debugCopy(context, bytes, data, size, "
-              "true)) return;");
-    code.open("switch (dtype)");
-    code.line("case TC_DTYPE_F32: { float v; std::memcpy(&v, bytes, 4); v += 1.0f; "
-              "std::memcpy(bytes, &v, 4); break; }");
-    code.line("case TC_DTYPE_F64: { double v; std::memcpy(&v, bytes, 8); v += 1.0; "
-              "std::memcpy(bytes, &v, 8); break; }");
-    code.line("case TC_DTYPE_F16: case TC_DTYPE_BF16: { uint16_t v; std::memcpy(&v, bytes, 2); "
-              "v = (v & 0x7fff) ? uint16_t(v ^ 0x8000) : uint16_t(dtype == TC_DTYPE_F16 ? "
-              "0x3c00 : 0x3f80); std::memcpy(bytes, &v, 2); break; }");
-    code.line("case TC_DTYPE_BOOL: bytes[0] = bytes[0] ? 0 : 1; break;");
-    code.line("default: bytes[0] = static_cast<unsigned char>(bytes[0] + 1); break; "
-              "// little-endian integers: + 1 (mod 256 in the low byte)");
-    code.close();
-    code.line("debugCopy(context, data, bytes, size, false);");
-    code.close();
-  }
-
-  void emitOutputShapesApi(CodeWriter &code) {
-    std::string n = name_;
-    code.open("tc_status " + n + "_output_shapes(const tc_tensor *inputs, int num_inputs, " +
-              "tc_tensor *outputs, int num_outputs, tc_error *err)");
-    code.line("tc_error_clear(err);");
-    code.line("Symbols sym;");
-    code.line("tc_status status = bindInputs(inputs, num_inputs, sym, err);");
-    code.open("if (status != TC_OK)");
-    code.line("tc_error_prefixf(err, \"" + n + "_output_shapes: \");");
-    code.line("return status;");
-    code.close();
-    code.open("if (num_outputs != " + std::to_string(graph_.numUserOutputs()) + ")");
-    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
-              "_output_shapes: expected " + std::to_string(graph_.numUserOutputs()) +
-              " output(s), got %d\", num_outputs);");
-    code.close();
-    if (graph_.numUserOutputs() > 0) {
-      code.open("if (outputs == nullptr)");
-      code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + n +
-                "_output_shapes: outputs is null\");");
-      code.close();
-    }
-    code.line("fillOutputShapes(sym, outputs);");
-    code.line("return TC_OK;");
-    code.close();
-    code.line();
-  }
-
-  // The caller's output tensors against the shapes these inputs give.
-  void emitCheckOutputs(CodeWriter &code) {
-    size_t numOutputs = graph_.numUserOutputs();
-    code.open("tc_status checkOutputs(const Symbols &sym, const tc_tensor *outputs, int num_outputs, "
-              "tc_error *err)");
-    code.open("if (num_outputs != " + std::to_string(numOutputs) + ")");
-    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"expected " +
-              std::to_string(numOutputs) + " output(s), got %d\", num_outputs);");
-    code.close();
-    // A null array with the right count is its own mistake (not "expected 1, got 1").
-    if (numOutputs > 0) {
-      code.open("if (outputs == nullptr)");
-      code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"outputs is null\");");
-      code.close();
-    }
-    code.line("tc_tensor expected[" + std::to_string(std::max<size_t>(numOutputs, 1)) + "] = {};");
-    code.line("fillOutputShapes(sym, expected);");
-    // A data-dependent dim is the run's to write: any value the caller left there goes (the
-    // buffer must hold the upper bound output_shapes reported).
-    for (size_t i = 0; i < numOutputs; ++i) {
-      const ir::Shape &shape = graph_.outputs()[i]->type().shape;
-      for (size_t d = 0; d < shape.size(); ++d)
-        if (isDataDependent(shape[d]))
-          code.line("expected[" + std::to_string(i) + "].shape[" + std::to_string(d) +
-                    "] = outputs[" + std::to_string(i) + "].shape[" + std::to_string(d) + "];");
-    }
-    code.open("for (int i = 0; i < " + std::to_string(numOutputs) + "; ++i)");
-    code.open("if (tc_tensor_numel(&outputs[i]) < 0)");
-    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"output %d: not a valid "
-              "tensor (rank %d: outside 0..TC_MAX_RANK, a negative dim or an element count "
-              "overflowing int64)\", i, outputs[i].rank);");
-    code.close();
-    code.open("if (outputs[i].dtype != expected[i].dtype)");
-    code.line("return tc_error_setf(err, TC_ERROR_DTYPE_MISMATCH, \"output %d: dtype %s, expected %s\", i, tc_dtype_name(outputs[i].dtype), "
-              "tc_dtype_name(expected[i].dtype));");
-    code.close();
-    code.line("bool sameShape = outputs[i].rank == expected[i].rank;");
-    code.line("int64_t count = 1;");
-    code.open("for (int d = 0; sameShape && d < expected[i].rank; ++d)");
-    code.line("sameShape = outputs[i].shape[d] == expected[i].shape[d];");
-    code.line("count *= expected[i].shape[d];");
-    code.close();
-    code.open("if (!sameShape)");
-    code.line("return tc_error_setf(err, TC_ERROR_SHAPE_MISMATCH, \"output %d has the wrong shape (see " + name_ + "_output_shapes)\", i);");
-    code.close();
-    code.open("if (outputs[i].data == nullptr && count > 0)");
-    code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"output %d: data is null\", i);");
-    code.close();
-    code.close();
-    code.line("return TC_OK;");
-    code.close();
-  }
-
+  /// `run_impl`: after the base's checks, the arena laid out for this run's sizes, the
+  /// pointers, every node, the output copies.
   void emitRun(CodeWriter &code, EmitState &state, const CodeWriter &body,
                const std::vector<const ir::Value *> &inputs,
-               const std::vector<const ir::Value *> &weights) {
-    std::string n = name_;
-    openEntryPoint(code,
-                   "tc_status " + n + "_run(" + n + "_context *context, const tc_tensor *inputs, " +
-                       "int num_inputs, tc_tensor *outputs, int num_outputs, tc_error *err)",
-                   "context == nullptr", n + "_run: null context");
-    code.line("Symbols sym;");
-    code.line("tc_status status = bindInputs(inputs, num_inputs, sym, err);");
-    code.open("if (status != TC_OK)");
-    code.line("tc_error_prefixf(err, \"" + n + "_run: \");");
-    code.line("return status;");
-    code.close();
-    code.line("status = checkOutputs(sym, outputs, num_outputs, err);");
-    code.open("if (status != TC_OK)");
-    code.line("tc_error_prefixf(err, \"" + n + "_run: \");");
-    code.line("return status;");
-    code.close();
+               const std::vector<const ir::Value *> &weights, const ModelBaseSpec &base) {
+    code.open("static tc_status run_impl(" + name_ + "_context *context, "
+              "[[maybe_unused]] const tc_tensor *inputs, [[maybe_unused]] tc_tensor *outputs, "
+              "[[maybe_unused]] Symbols &sym, [[maybe_unused]] tc_error *err)");
     if (hasRandomNodes(graph_)) {
       code.line("// The random ops draw from this context's seed and run number (tc_random.h).");
       code.line("const uint64_t rng_seed = context->seed;");
       code.line("const uint32_t rng_run = static_cast<uint32_t>(context->runs++);");
     }
-    code.line();
     std::vector<std::pair<std::string, std::string>> pointers; // name, type
     if (planned_) {
-      code.line("// Arena: the memory plan's offsets (computed for the symbols' upper bounds),");
-      code.line("// then this node's workspaces.");
+      code.line("// Arena: the memory plan's offsets (for the symbols' upper bounds), then workspaces.");
     } else {
       code.line("// Arena layout for this run's sizes: one 64-byte aligned slot per value.");
     }
     code.line("size_t bytes = 0;");
     for (const Slot &slot : slots_) {
       std::string type = cppType(slot.value->type().dtype);
-      std::string size = "alignUp(size_t(" + productExpr(slot.value->type().shape) +
+      std::string size = "tc::align_up(size_t(" + productExpr(slot.value->type().shape) +
                          ") * sizeof(" + type + "))";
       if (slot.offset >= 0) {
         code.line("const size_t off_" + slot.name + " = " + std::to_string(slot.offset) + ";");
@@ -733,29 +520,34 @@ private:
     }
     for (const EmitState::Slot &slot : state.workspaces()) {
       code.line("const size_t off_" + slot.name + " = bytes;");
-      code.line("bytes += alignUp(size_t(" + slot.elements + ") * sizeof(" + slot.type + "));");
+      code.line("bytes += tc::align_up(size_t(" + slot.elements + ") * sizeof(" + slot.type +
+                "));");
       pointers.push_back({slot.name, slot.type});
     }
-    backend_.emitArena(code, n);
-    const bool wrapped = backend_.wrapsRunWork();
-    if (wrapped)
+    code.line("[[maybe_unused]] unsigned char *base = nullptr;");
+    code.line("tc_status status = begin_run(context, bytes, &base, err);");
+    code.line("if (status != TC_OK) return status;");
+    for (const std::string &line : base.runPrologue)
+      code.line(line);
+    if (base.graphs)
       code.open("auto work = [&]() -> tc_status");
     for (size_t i = 0; i < inputs.size(); ++i) {
       std::string type = cppType(inputs[i]->type().dtype);
-      code.line("[[maybe_unused]] const " + type + " *in" + std::to_string(i) + " = static_cast<const " + type +
-                " *>(inputs[" + std::to_string(i) + "].data);");
+      code.line("[[maybe_unused]] const " + type + " *in" + std::to_string(i) +
+                " = static_cast<const " + type + " *>(inputs[" + std::to_string(i) + "].data);");
     }
     for (size_t i = 0; i < weights.size(); ++i) {
       std::string type = cppType(weights[i]->type().dtype);
-      code.line("[[maybe_unused]] const " + type + " *w" + std::to_string(i) + " = static_cast<const " + type +
-                " *>(context->model->params[" + std::to_string(i) + "].data);");
+      code.line("[[maybe_unused]] const " + type + " *w" + std::to_string(i) +
+                " = static_cast<const " + type + " *>(context->model->params[" +
+                std::to_string(i) + "].data);");
     }
     for (const auto &[pointer, type] : pointers)
       code.line(type + " *" + pointer + " = reinterpret_cast<" + type + " *>(base + off_" +
                 pointer + ");");
     std::vector<const ir::Value *> states = stateInputs(graph_);
     if (!states.empty())
-      code.line("unsigned char *state = " + backend_.stateBase() + ";");
+      code.line("unsigned char *state = state_base(context);");
     for (size_t k = 0; k < states.size(); ++k) {
       std::string type = cppType(states[k]->type().dtype);
       code.line("[[maybe_unused]] " + type + " *st" + std::to_string(k) + " = reinterpret_cast<" +
@@ -773,24 +565,28 @@ private:
     code.line();
     if (!dataDependent_.empty()) {
       code.line("// Outputs with data-dependent dims: this run's sizes.");
-      code.line("fillOutputShapes(sym, outputs);");
+      code.line("fill_output_shapes(sym, outputs);");
     }
     code.line("return TC_OK;");
-    if (wrapped) {
+    if (base.graphs) {
       code.close(";");
-      std::vector<std::string> key = {"uint64_t(reinterpret_cast<uintptr_t>(base))"};
+      // What the captured launches bake in: the arena, the state, every input's data and
+      // dims, every output's data.
+      code.line("const uint64_t key[] = {");
+      code.line("    uint64_t(reinterpret_cast<uintptr_t>(base)),");
       if (!states.empty())
-        key.push_back("uint64_t(reinterpret_cast<uintptr_t>(" + backend_.stateBase() + "))");
+        code.line("    uint64_t(reinterpret_cast<uintptr_t>(state_base(context))),");
       for (size_t i = 0; i < inputs.size(); ++i) {
         std::string t = "inputs[" + std::to_string(i) + "]";
-        key.push_back("uint64_t(reinterpret_cast<uintptr_t>(" + t + ".data))");
+        code.line("    uint64_t(reinterpret_cast<uintptr_t>(" + t + ".data)),");
         for (int d = 0; d < inputs[i]->type().rank(); ++d)
-          key.push_back("uint64_t(" + t + ".shape[" + std::to_string(d) + "])");
+          code.line("    uint64_t(" + t + ".shape[" + std::to_string(d) + "]),");
       }
       for (size_t i = 0; i < graph_.numUserOutputs(); ++i)
-        key.push_back("uint64_t(reinterpret_cast<uintptr_t>(outputs[" + std::to_string(i) +
-                      "].data))");
-      backend_.emitRunWork(code, n, key);
+        code.line("    uint64_t(reinterpret_cast<uintptr_t>(outputs[" + std::to_string(i) +
+                  "].data)),");
+      code.line("};");
+      code.line("return run_work(context, key, sizeof(key) / sizeof(key[0]), work, err);");
     }
     code.close();
   }
@@ -800,8 +596,7 @@ private:
   void emitOutputCopies(EmitState &state) {
     CodeWriter &code = state.code();
     state.setCurrentNode(nullptr);
-    code.line();
-    code.line("// Results to the caller's buffers, then the new state into the context's.");
+    bool commented = false;
     for (size_t i = 0; i < graph_.outputs().size(); ++i) {
       const ir::Value *output = graph_.outputs()[i];
       if (pinnedOutputs_.count(i))
@@ -810,12 +605,16 @@ private:
       std::string target = graph_.stateOf(i) ? outputPointer(i)
                                              : "static_cast<" + type + " *>(outputs[" +
                                                    std::to_string(i) + "].data)";
-      if (!opt::isContiguous(state.layout(output), output->type().shape)) {
+      const bool contiguous = opt::isContiguous(state.layout(output), output->type().shape);
+      if (contiguous && state.ptr(output) == target)
+        continue; // the state is unchanged
+      if (!commented)
+        code.line("// Results to the caller's buffers, then the new state into the context's.");
+      commented = true;
+      if (!contiguous) {
         emitGather(state, output, target);
         continue;
       }
-      if (state.ptr(output) == target)
-        continue; // the state is unchanged
       state.copyElements(type, state.ptr(output), productExpr(output->type().shape), target);
     }
   }
@@ -844,15 +643,6 @@ private:
 };
 
 } // namespace
-
-void openEntryPoint(CodeWriter &code, const std::string &signature, const std::string &condition,
-                    const std::string &message) {
-  code.open(signature);
-  code.line("tc_error_clear(err);");
-  code.open("if (" + condition + ")");
-  code.line("return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, \"" + message + "\");");
-  code.close();
-}
 
 Expected<std::map<std::string, std::string>> emitModelSources(const ir::Graph &graph,
                                                               const EmitOptions &options,

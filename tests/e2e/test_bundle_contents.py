@@ -37,10 +37,10 @@ def test_cpu_bundle_ships_runtime_and_cpu_kernels_only(mlp, tmp_path):
     compile_bundle(mlp, out, "mlp")
     files = shipped(out)
     assert {f for f in files if f.startswith("runtime/")} == RUNTIME
-    assert kernels(files) == {"tc_math.h", "tc_random.h", "tc_kernels.h", "tc_kernels_common.h",
-                              "tc_kernels_linalg.h", "tc_kernels_nn.h", "tc_kernels_pool.h",
-                              "tc_kernels_reduce.h", "tc_kernels_shape.h", "tc_kernels_sort.h",
-                              "tc_parallel.h"}
+    assert kernels(files) == {"tc_math.h", "tc_random.h", "tc_model_common.h", "tc_model_base.h",
+                              "tc_kernels.h", "tc_kernels_common.h", "tc_kernels_linalg.h",
+                              "tc_kernels_nn.h", "tc_kernels_pool.h", "tc_kernels_reduce.h",
+                              "tc_kernels_shape.h", "tc_kernels_sort.h", "tc_parallel.h"}
     assert files - RUNTIME - {"kernels/" + k for k in kernels(files)} == {
         ".thunderc-bundle", "CMakeLists.txt", "README.md", "mlp.h", "mlp.cpp", "mlp_run.cpp",
         "weights.bin"}
@@ -50,7 +50,8 @@ def test_cuda_bundle_ships_the_emulation_only_when_asked(mlp, tmp_path):
     plain = tmp_path / "plain"
     compile_bundle(mlp, plain, "mlp", extra=["--target", "cuda"])
     plain_kernels = kernels(shipped(plain))
-    assert "tc_cuda_lib.h" in plain_kernels and "tc_math.h" in plain_kernels
+    assert {"tc_cuda_lib.h", "tc_cuda_model.h", "tc_model_common.h", "tc_math.h"} <= plain_kernels
+    assert "tc_model_base.h" not in plain_kernels
     assert not [k for k in plain_kernels if k.startswith(("tc_kernels", "tc_cuda_emu"))]
     emulated = tmp_path / "emulated"
     compile_bundle(mlp, emulated, "mlp", extra=["--target", "cuda", "--cuda-emulation"])

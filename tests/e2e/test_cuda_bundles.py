@@ -138,13 +138,14 @@ def test_emulated_runner_times_device_resident_runs(emulated_mlp):
 
 def test_device_allocation_failure_is_a_device_status(emulated_mlp):
     """A failing cudaMalloc (the emulation's TC_EMU_FAIL_MALLOC) is TC_ERROR_DEVICE naming the
-    generated file, line and call; the runner exits 3 and crashes nothing."""
+    model base's file and line, the entry point and the call; the runner exits 3 and crashes
+    nothing."""
     env = dict(os.environ, TC_EMU_FAIL_MALLOC="1")
     result = subprocess.run([os.path.join(emulated_mlp, "mlp_run"), "--inputs", *mlp_inputs(),
                              "--outputs", os.devnull], capture_output=True, text=True, env=env)
     assert result.returncode == 3, result.stderr
     assert "TC_ERROR_DEVICE" in result.stderr and "cudaMalloc failed" in result.stderr, result.stderr
-    assert "mlp.cu:" in result.stderr, result.stderr
+    assert "tc_cuda_model.h:" in result.stderr, result.stderr
 
 
 def test_out_of_range_token_is_reported_after_the_run(thunderc, tmp_path):
