@@ -18,22 +18,23 @@ class CpuBackend final : public TargetBackend {
 public:
   Target target() const override { return Target::Cpu; }
   Status prepare(const ir::Graph &) override { return Status::success(); }
-  std::string sourceFile(const std::string &name) const override { return name + ".cpp"; }
 
   // tc_model_base.h: load, contexts, state, threads; run_impl installs the context's pool
   // (tc_parallel.h) for its kernels.
   ModelBaseSpec modelBase() const override {
-    return {"tc_model_base.h", "tc", {"tc::PoolScope pool_scope(context->pool);"}, false};
+    return {".cpp", "tc_model_base.h", "tc", {"tc::PoolScope pool_scope(context->pool);"}, false};
   }
 
   Status emitKernel(const ir::Node &node, EmitState &state) override {
     return emitLoopKernel(node, state);
   }
 
-  std::string cmakeLists(const BundleOptions &options, bool hasGolden) const override {
-    return renderEmbeddedTemplate("backend_cpu/templates/CMakeLists.txt.in",
-                                  {{"NAME", options.name}, {"SOURCE", options.sourceName}}) +
-           goldenTestCmake(options, hasGolden);
+  std::map<std::string, std::string> bundleFiles(const BundleOptions &options,
+                                                 bool hasGolden) const override {
+    return {{"CMakeLists.txt",
+             renderEmbeddedTemplate("backend_cpu/templates/CMakeLists.txt.in",
+                                    {{"NAME", options.name}, {"SOURCE", options.sourceName}}) +
+                 goldenTestCmake(options, hasGolden)}};
   }
 
   // The scalar layer shared with CUDA (tc_math.h, tc_random.h), the model base's common part

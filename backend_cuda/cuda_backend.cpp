@@ -27,19 +27,9 @@ public:
     return Status::success();
   }
 
-  std::string sourceFile(const std::string &name) const override { return name + ".cu"; }
-
-  void addSources(const std::string &name,
-                  std::map<std::string, std::string> &files) const override {
-    files[name + "_emulated.cpp"] =
-        "// " + name + ".cu built by the host compiler against the CPU emulation of CUDA\n"
-        "// (THUNDERC_BUNDLE_CUDA_EMULATE, kernels/tc_cuda_emu.h). Generated; do not edit.\n"
-        "#include \"" + name + ".cu\"\n";
-  }
-
   // tc_cuda_model.h: load and upload, contexts, streams, staging, graphs, timing.
   ModelBaseSpec modelBase() const override {
-    return {"tc_cuda_model.h", "tcg", {"const tcg::exec &ex = context->ex;"}, true};
+    return {".cu", "tc_cuda_model.h", "tcg", {"const tcg::exec &ex = context->ex;"}, true};
   }
 
   // The printed kernels, after the TC_HD scalar functions they call.
@@ -78,18 +68,25 @@ public:
                                  "  api.cuda_graph_stats = cudaGraphStats;\n"}};
   }
 
-  std::string cmakeLists(const BundleOptions &options, bool hasGolden) const override {
-    return renderEmbeddedTemplate("backend_cuda/templates/CMakeLists.txt.in",
-                                  {{"NAME", options.name},
-                                   {"SOURCE", options.sourceName},
-                                   {"CUDA_ARCHITECTURES", options.cudaArchitectures}}) +
-           goldenTestCmake(options, hasGolden);
-  }
-
-  std::string readmeSection(const BundleOptions &options) const override {
-    return renderEmbeddedTemplate("backend_cuda/templates/README.md.in",
-                                  {{"NAME", options.name},
-                                   {"CUDA_ARCHITECTURES", options.cudaArchitectures}});
+  // The CMake project (nvcc, or the host compiler against the emulation), the README's CUDA
+  // section, and <name>_emulated.cpp: the .cu built by the host compiler.
+  std::map<std::string, std::string> bundleFiles(const BundleOptions &options,
+                                                 bool hasGolden) const override {
+    const std::string &name = options.name;
+    return {{"CMakeLists.txt",
+             renderEmbeddedTemplate("backend_cuda/templates/CMakeLists.txt.in",
+                                    {{"NAME", name},
+                                     {"SOURCE", options.sourceName},
+                                     {"CUDA_ARCHITECTURES", options.cudaArchitectures}}) +
+                 goldenTestCmake(options, hasGolden)},
+            {"README.md", renderEmbeddedTemplate("backend_cuda/templates/README.md.in",
+                                                 {{"NAME", name},
+                                                  {"CUDA_ARCHITECTURES",
+                                                   options.cudaArchitectures}})},
+            {name + "_emulated.cpp",
+             "// " + name + ".cu built by the host compiler against the CPU emulation of CUDA\n"
+             "// (THUNDERC_BUNDLE_CUDA_EMULATE, kernels/tc_cuda_emu.h). Generated; do not edit.\n"
+             "#include \"" + name + ".cu\"\n"}};
   }
 
   // The scalar layer (tc_math.h), the CUDA kernel library, and the CPU emulation of CUDA only

@@ -275,9 +275,15 @@ Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
                         tritonFiles(graph, options, backend.target() == Target::Cuda));
     files.insert(triton.begin(), triton.end());
   }
-  files["CMakeLists.txt"] = backend.cmakeLists(options, hasGolden) + tritonCmake(options);
-  files["README.md"] =
-      readme(graph, options, hasGolden, compileId) + backend.readmeSection(options);
+  files["README.md"] = readme(graph, options, hasGolden, compileId);
+  for (auto &[path, text] : backend.bundleFiles(options, hasGolden)) {
+    if (path == "CMakeLists.txt")
+      files[path] = text + tritonCmake(options);
+    else if (path == "README.md")
+      files[path] += text;
+    else
+      files[path] = std::move(text);
+  }
   FileWriter writeWeights = [&weightsWriter](const std::string &path) -> Status {
     std::string error;
     if (!weightsWriter.write(path, &error))

@@ -91,8 +91,7 @@ public:
     TC_TRY(backend_.prepare(graph_));
     std::map<std::string, std::string> files;
     files[name_ + ".h"] = modelHeader(options_, backend_);
-    TC_ASSIGN_OR_RETURN(files[backend_.sourceFile(name_)], implementation());
-    backend_.addSources(name_, files);
+    TC_ASSIGN_OR_RETURN(files[name_ + backend_.modelBase().source], implementation());
     files[name_ + "_run.cpp"] = modelRunner(options_, backend_);
     return files;
   }
@@ -383,7 +382,7 @@ private:
     const ModelBaseSpec base = backend_.modelBase();
 
     CodeWriter code;
-    code.line("// " + backend_.sourceFile(name_) + ": the model compiled by thunderc from " +
+    code.line("// " + name_ + base.source + ": the model compiled by thunderc from " +
               options_.sourceName + ". Generated; do not edit.");
     code.line("// What every model does alike is " + base.header + "'s " + base.ns +
               "::ModelBase; here are this model's tables, checks, kernels and run_impl.");

@@ -24,8 +24,8 @@ struct EmitOptions {
   std::string perturbNode;
 };
 
-/// Returns file name -> contents for `<name>.h`, `<name>.cpp` (CUDA: `<name>.cu` and
-/// `<name>_emulated.cpp`, which builds the .cu against the CPU emulation) and `<name>_run.cpp`.
+/// Returns file name -> contents for `<name>.h`, `<name>.cpp` (CUDA: `<name>.cu`) and
+/// `<name>_run.cpp` (the target's other files: TargetBackend::bundleFiles).
 /// Unsupported (ErrorKind::Unsupported) when the graph still holds aten_call nodes (every
 /// such node is listed with its source line, one per line), when a symbol cannot be bound
 /// from a plain input dim, or when an op's attributes are outside what the kernels handle.

@@ -5,7 +5,6 @@
 
 namespace thunderc::codegen {
 
-void TargetBackend::addSources(const std::string &, std::map<std::string, std::string> &) const {}
 void TargetBackend::emitDefinitions(CodeWriter &, const EmitOptions &) const {}
 void TargetBackend::emitModelConstants(CodeWriter &, const EmitOptions &,
                                        const EmitState &) const {}
@@ -14,6 +13,5 @@ std::map<std::string, std::string> TargetBackend::abiValues(const std::string &)
           {"TARGET_METHODS", ""},  {"RUN_COMMENT", ""},      {"RUN_FUNCTION", "run"},
           {"TIME_RUNS_FUNCTION", ""}, {"TIME_RUNS_ASSIGN", ""}};
 }
-std::string TargetBackend::readmeSection(const BundleOptions &) const { return ""; }
 
 } // namespace thunderc::codegen

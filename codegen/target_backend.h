@@ -33,6 +33,7 @@ enum class Target {
 
 /// The target's shipped model base, as the generated code names it.
 struct ModelBaseSpec {
+  std::string source; ///< the model source's extension: ".cpp" or ".cu"
   std::string header; ///< "tc_model_base.h": defines <ns>::ModelBase, model_data, context_data
   std::string ns;     ///< "tc" or "tcg"
   /// Statements in run_impl after the arena (`base`) is ready, before the pointers.
@@ -53,10 +54,7 @@ public:
   // ---- the model source (<name>.cpp / <name>.cu) ----
   /// Called once per graph before anything is written; may refuse the graph (Unsupported).
   virtual Status prepare(const ir::Graph &graph) = 0;
-  /// The model source's file name: "<name>.cpp" or "<name>.cu".
-  virtual std::string sourceFile(const std::string &name) const = 0;
-  /// Sources beside the model source (CUDA: <name>_emulated.cpp).
-  virtual void addSources(const std::string &name, std::map<std::string, std::string> &files) const;
+  /// The model source's extension and the shipped base its `Model` derives from.
   virtual ModelBaseSpec modelBase() const = 0;
   /// Definitions in the source's anonymous namespace before the `Model` struct (CUDA: the
   /// device kernels), then the target's own constants inside it (CUDA: kAllowTf32, the gather
@@ -76,10 +74,11 @@ public:
   virtual std::map<std::string, std::string> abiValues(const std::string &name) const;
 
   // ---- the bundle folder ----
-  /// CMakeLists.txt of the bundle (the golden test registered when `hasGolden`).
-  virtual std::string cmakeLists(const BundleOptions &options, bool hasGolden) const = 0;
-  /// The target's section of the bundle's README.md (appended to the common part).
-  virtual std::string readmeSection(const BundleOptions &options) const;
+  /// The target's files of the bundle folder: "CMakeLists.txt" (the golden test registered
+  /// when `hasGolden`), "README.md" (the target's section, appended to the common part) and
+  /// any other (CUDA: <name>_emulated.cpp, the .cu built against the CPU emulation).
+  virtual std::map<std::string, std::string> bundleFiles(const BundleOptions &options,
+                                                         bool hasGolden) const = 0;
   /// Whether the embedded kernel header at `path` (a source-tree path such as
   /// "backend_cpu/kernels/tc_kernels.h") ships in this target's bundles (as kernels/<file>).
   virtual bool shipsKernelHeader(const std::string &path, const BundleOptions &options) const = 0;

@@ -3,6 +3,7 @@
 // the real import function once per component and restack the results; the others (abs,
 // angle, conj, complex products and quotients, casts) are spelled out on the components.
 #include "frontend/aten/complex.h"
+#include "frontend/aten/converters.h"
 
 #include <algorithm>
 #include <array>
@@ -374,7 +375,7 @@ constexpr TableEntry kComplexTable[] = {
     {"aten._conj.default", importConj, true},
     {"aten.conj_physical.default", importConj, true},
     {"aten.resolve_conj.default", importResolveConj, true},
-    // complex only: the real ops are in frontend/aten/table.cpp or ir/ops.def
+    // complex only: the real ops are in the other converter files or ir/ops.def
     {"aten.view_as_real.default", importViewAsReal, true},
     {"aten.imag.default", importComponent<1>, true},
     {"aten.angle.default", importAngle, true},
@@ -464,20 +465,15 @@ ImportFunction findComplexImportFunction(std::string_view target) {
   return nullptr;
 }
 
-ImportFunction findComplexAwareImport(std::string_view target) {
-  target = withoutTorchOps(target);
-  for (const TableEntry &entry : kComplexTable)
-    if (entry.realOperands && entry.target == target)
-      return entry.function;
-  return nullptr;
-}
-
-std::vector<std::string> complexAwareTargets() {
-  std::vector<std::string> targets;
-  for (const TableEntry &entry : kComplexTable)
-    if (entry.realOperands)
-      targets.emplace_back(entry.target);
-  return targets;
+std::span<const Converter> complexAwareConverters() {
+  static const std::vector<Converter> kConverters = [] {
+    std::vector<Converter> converters;
+    for (const TableEntry &entry : kComplexTable)
+      if (entry.realOperands)
+        converters.push_back({entry.target, entry.function});
+    return converters;
+  }();
+  return kConverters;
 }
 
 std::string complexOpsSummary() {

@@ -23,13 +23,6 @@ bool isComplexValue(const ImportState &state, const ir::Value *value);
 /// products with a real tensor), which are imported once per component and restacked.
 ImportFunction findComplexImportFunction(std::string_view target);
 
-/// The import function of a complex-aware op that also takes real tensors (the FFT ops, stft,
-/// view_as_complex, real, conj, ...), or null; findImportFunction consults it.
-ImportFunction findComplexAwareImport(std::string_view target);
-
-/// Every target of findComplexAwareImport, without "torch.ops." ("aten.fft_rfft.default").
-std::vector<std::string> complexAwareTargets();
-
 /// One line naming what the complex table covers, for the error that refuses a complex op.
 std::string complexOpsSummary();
 

@@ -1,10 +1,10 @@
-// The convolution and normalization entries of the ATen table (declared in aten/conv_norm.h):
+// The convolution and normalization converters (aten/converters.h):
 // every 1-d and 2-d convolution, plain or transposed, maps onto conv2d / conv_transpose2d (a
 // 1-d one over a unit height); a 3-d one onto conv2d over its depth taps unfolded into channels,
 // a transposed 3-d one onto conv_transpose2d per input depth plus a sum over depth taps; group,
 // instance and weight norm and vector norms are decompositions into reductions and elementwise
 // ops, computed in float32 for f16/bf16 like PyTorch's accumulation, then cast back.
-#include "frontend/aten/conv_norm.h"
+#include "frontend/aten/converters.h"
 
 #include <algorithm>
 #include <cmath>
@@ -387,6 +387,11 @@ Status emitConvolution(NodeImport &node, ConvArgs args) {
 
 } // namespace
 
+/// conv1d/conv2d/conv3d.default (training IR) and convolution.default (core ATen, plain or
+/// transposed). 1-d convolutions become 2-d ones over a unit height; 3-d ones a conv2d over
+/// the depth taps unfolded into channels, transposed 3-d ones a conv_transpose2d per input
+/// depth whose planes are summed into their output depths (static depth); unbatched inputs
+/// get a batch of one.
 Status importConvolution(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * weight, node.tensor("weight"));
   TC_ASSIGN_OR_RETURN(size_t spatial, spatialDims(node, weight));
@@ -404,6 +409,8 @@ Status importConvolution(NodeImport &node) {
   return emitConvolution(node, std::move(args));
 }
 
+/// conv1d.padding / conv2d.padding / conv3d.padding: padding given as "valid" or "same" (stride 1); an odd
+/// total "same" padding (even kernel extent) puts its extra element last, like PyTorch.
 Status importConvolutionPaddingMode(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * weight, node.tensor("weight"));
   TC_ASSIGN_OR_RETURN(size_t spatial, spatialDims(node, weight));
@@ -436,6 +443,7 @@ Status importConvolutionPaddingMode(NodeImport &node) {
   return emitConvolution(node, std::move(args));
 }
 
+/// conv_transpose1d.default, conv_transpose2d.input and conv_transpose3d.input (training IR).
 Status importConvTranspose(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * weight, node.tensor("weight"));
   TC_ASSIGN_OR_RETURN(size_t spatial, spatialDims(node, weight));
@@ -513,6 +521,9 @@ Status emitGroupNorm(NodeImport &node, Value *x, Value *weight, Value *bias, int
 
 } // namespace
 
+/// group_norm.default (training IR) and native_group_norm.default (core ATen; its mean and
+/// rstd outputs, [N, groups], are computed when used). Decomposed into mean, var and
+/// elementwise ops in float32 (f16/bf16) or the input's dtype.
 Status importGroupNorm(NodeImport &node) {
   bool native = node.schema().findArg("HxW") != nullptr;
   TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
@@ -523,6 +534,8 @@ Status importGroupNorm(NodeImport &node) {
   return emitGroupNorm(node, input, weight, bias, groups, eps, native);
 }
 
+/// instance_norm.default: group_norm with one group per channel when use_input_stats,
+/// else inference batch_norm with the running statistics.
 Status importInstanceNorm(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
   TC_ASSIGN_OR_RETURN(Value * weight, node.optionalTensor("weight"));
@@ -560,6 +573,11 @@ Status importInstanceNorm(NodeImport &node) {
   return bindOnlyResult(node, y);
 }
 
+/// _native_batch_norm_legit.no_stats (core ATen's form of instance_norm) and batch_norm.default
+/// in training mode without running statistics: normalization over every dim but the channel
+/// dim 1 with the batch's own mean and biased variance, then the optional per-channel affine.
+/// Outputs 1 and 2 of no_stats (save_mean, save_invstd: [C]) are computed when used. Nothing
+/// is updated (there are no running statistics); training=False is an error (PyTorch's too).
 Status importBatchStatsNorm(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
   TC_ASSIGN_OR_RETURN(Value * weight, node.optionalTensor("weight"));
@@ -640,6 +658,8 @@ Expected<Value *> vectorNorm(NodeImport &node, Value *x, double ord, std::vector
 
 } // namespace
 
+/// linalg_vector_norm.default: ord 2, 1, inf, -inf, 0 and any other p, over `dim` (all dims
+/// when None or empty), keepdim, dtype.
 Status importVectorNorm(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(double ord, node.floatArg("ord"));
@@ -658,6 +678,8 @@ Status importVectorNorm(NodeImport &node) {
   return bindOnlyResult(node, node.castTo(norm, out.dtype));
 }
 
+/// _weight_norm.default(v, g, dim) = v * g / norm of v over every dim but `dim` (over all
+/// dims when dim is -1).
 Status importWeightNorm(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * v, node.tensor("v"));
   TC_ASSIGN_OR_RETURN(Value * g, node.tensor("g"));
@@ -685,5 +707,73 @@ Status importWeightNorm(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * w, binary(node, OpKind::Mul, values, ratio));
   return bindOnlyResult(node, node.castTo(w, out.dtype));
 }
+
+// batch_norm (training IR) and _native_batch_norm_legit_no_training (core ATen).
+Status importBatchNorm(NodeImport &node) {
+  if (node.schema().findArg("training") != nullptr) {
+    TC_ASSIGN_OR_RETURN(bool training, node.boolArg("training"));
+    bool tracked = !node.isNone("running_mean") || !node.isNone("running_var");
+    if (training && !tracked) // batch statistics, nothing to update
+      return importBatchStatsNorm(node);
+    if (training)
+      return node.unsupportedFeature("batch_norm in training mode; export in eval mode");
+  }
+  TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
+  TC_ASSIGN_OR_RETURN(Value * weight, node.optionalTensor("weight"));
+  TC_ASSIGN_OR_RETURN(Value * bias, node.optionalTensor("bias"));
+  TC_ASSIGN_OR_RETURN(Value * mean, node.optionalTensor("running_mean"));
+  TC_ASSIGN_OR_RETURN(Value * var, node.optionalTensor("running_var"));
+  if (!mean || !var)
+    return node.unsupportedFeature("batch_norm without running statistics");
+  TC_ASSIGN_OR_RETURN(double eps, node.floatArg("eps"));
+  std::vector<Value *> operands{input, mean, var};
+  if (bias && !weight)
+    weight = node.emitTemp(OpKind::Full, {}, bias->type(), [] {
+      AttrMap one;
+      one.set("value", 1.0);
+      return one;
+    }());
+  if (weight)
+    operands.push_back(weight);
+  if (bias)
+    operands.push_back(bias);
+  AttrMap attrs;
+  attrs.set("eps", eps);
+  TC_ASSIGN_OR_RETURN(ir::Node * emitted, node.emit(OpKind::BatchNorm, operands, attrs));
+  (void)emitted;
+  return Status::success();
+}
+
+namespace {
+
+// clang-format off
+constexpr Converter kConverters[] = {
+    {"aten.batch_norm.default", importBatchNorm},
+    {"aten._native_batch_norm_legit_no_training.default", importBatchNorm},
+    // convolution and its normalizations (frontend/aten/conv_norm.cpp)
+    {"aten.conv1d.default", importConvolution},
+    {"aten.conv2d.default", importConvolution},
+    {"aten.conv3d.default", importConvolution},
+    {"aten.convolution.default", importConvolution},
+    {"aten.conv1d.padding", importConvolutionPaddingMode},
+    {"aten.conv2d.padding", importConvolutionPaddingMode},
+    {"aten.conv_transpose1d.default", importConvTranspose},
+    {"aten.conv_transpose2d.input", importConvTranspose},
+    {"aten.group_norm.default", importGroupNorm},
+    {"aten.native_group_norm.default", importGroupNorm},
+    {"aten.instance_norm.default", importInstanceNorm},
+    {"aten._weight_norm.default", importWeightNorm},
+    {"aten.linalg_vector_norm.default", importVectorNorm},
+    // cells, unrolled (frontend/aten/rnn.cpp)
+    {"aten._native_batch_norm_legit.no_stats", importBatchStatsNorm},
+    // (frontend/aten/spatial.cpp)
+    {"aten.conv3d.padding", importConvolutionPaddingMode},
+    {"aten.conv_transpose3d.input", importConvTranspose},
+};
+// clang-format on
+
+} // namespace
+
+std::span<const Converter> convNormConverters() { return kConverters; }
 
 } // namespace thunderc::frontend

@@ -10,6 +10,7 @@
 // front ends and FNet-style mixing (tens to hundreds of points) the GEMM is fast and its error
 // (about sqrt(n) roundings of float32 per output) stays within float32 tolerances.
 #include "frontend/aten/fft.h"
+#include "frontend/aten/converters.h"
 
 #include <algorithm>
 #include <cmath>
@@ -700,5 +701,20 @@ Status importStft(NodeImport &node) {
     return bindComplexOutput(node, 0, result);
   return bindRealOutput(node, 0, result); // return_complex=False: the pairs as a real tensor
 }
+
+namespace {
+
+// clang-format off
+constexpr Converter kConverters[] = {
+    // signal processing (the DFTs are in the complex table: frontend/aten/complex.cpp)
+    {"aten.hann_window.default", importHannWindow},
+    {"aten.hann_window.periodic", importHannWindow},
+    {"aten.unfold.default", importUnfold},
+};
+// clang-format on
+
+} // namespace
+
+std::span<const Converter> fftConverters() { return kConverters; }
 
 } // namespace thunderc::frontend

@@ -674,4 +674,18 @@ Status NodeImport::importInPlace(Status (*functional)(NodeImport &node)) {
   return Status::success();
 }
 
+Status emitOne(NodeImport &node, OpKind op, std::vector<Value *> operands, AttrMap attrs) {
+  TC_ASSIGN_OR_RETURN(ir::Node * emitted, node.emit(op, std::move(operands), std::move(attrs)));
+  (void)emitted;
+  return Status::success();
+}
+
+Status emitThenCast(NodeImport &node, OpKind op, std::vector<Value *> operands, AttrMap attrs,
+                    DType dtype) {
+  TC_ASSIGN_OR_RETURN(Value * wide, node.emitInferred(op, std::move(operands), std::move(attrs)));
+  AttrMap cast;
+  cast.set("dtype", dtype);
+  return emitOne(node, OpKind::Cast, {wide}, std::move(cast));
+}
+
 } // namespace thunderc::frontend

@@ -195,6 +195,27 @@ Expected<std::vector<int64_t>> normalizedDims(NodeImport &node, std::vector<int6
 /// Imports one node whose op the table knows. Unsupported errors mean "keep as aten_call".
 using ImportFunction = Status (*)(NodeImport &node);
 
+/// An exported overload ("aten.flip.default") and the function that imports it. Each converter
+/// file lists its own (frontend/aten/converters.h); findImportFunction searches them all.
+struct Converter {
+  std::string_view target;
+  ImportFunction function;
+};
+
+/// An in-place op (`torch.empty(..).fill_(v)`, `cache.index_copy_(...)`): the functional import,
+/// then later reads of `self` see its result; a buffer updated this way becomes program state
+/// (NodeImport::importInPlace).
+template <ImportFunction Functional> Status importInplace(NodeImport &node) {
+  return node.importInPlace(Functional);
+}
+
+/// Emits `op` over `operands` as the node's output (typed by the exported output).
+Status emitOne(NodeImport &node, OpKind op, std::vector<Value *> operands, AttrMap attrs = {});
+/// `op` typed by shape inference, then the cast to `dtype` as the node's output: an integer
+/// accumulation into a narrower integer (which wraps like PyTorch's), an out_dtype.
+Status emitThenCast(NodeImport &node, OpKind op, std::vector<Value *> operands, AttrMap attrs,
+                    DType dtype);
+
 /// The target without its "torch.ops." prefix ("torch.ops.aten.add.Tensor" -> "aten.add.Tensor").
 std::string_view stripTorchOps(std::string_view target);
 

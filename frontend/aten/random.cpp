@@ -1,6 +1,6 @@
-// The random-number ops (see aten/random.h). Each random op gets the next stream number of
+// The random-number converters (aten/converters.h). Each random op gets the next stream number of
 // the import (ImportState::nextRandomStream), so that no two draw the same numbers.
-#include "frontend/aten/random.h"
+#include "frontend/aten/converters.h"
 
 #include <string>
 
@@ -37,9 +37,13 @@ Status emitRandom(NodeImport &node, const std::string &distribution) {
 
 } // namespace
 
+/// rand.default / .generator, rand_like.default: random {distribution="uniform"}.
 Status importRand(NodeImport &node) { return emitRandom(node, "uniform"); }
+/// randn.default / .generator, randn_like.default: random {distribution="normal"}.
 Status importRandn(NodeImport &node) { return emitRandom(node, "normal"); }
 
+/// randint.default / .low / .generator / .low_generator, randint_like.default / .low_dtype:
+/// random {distribution="integer", low (0 when absent), high}; high <= low is an error.
 Status importRandint(NodeImport &node) {
   TC_TRY(checkDefaultGenerator(node));
   int64_t low = 0;
@@ -58,6 +62,9 @@ Status importRandint(NodeImport &node) {
   return Status::success();
 }
 
+/// randperm.default / .generator: the indices of a stable ascending sort of n random integer
+/// keys in [0, 2^53) (exact in the interpreter's doubles; equal keys, which a sort of n keys
+/// meets with probability about n^2 / 2^54, keep index order), cast to the result dtype.
 Status importRandperm(NodeImport &node) {
   TC_TRY(checkDefaultGenerator(node));
   TC_ASSIGN_OR_RETURN(ir::TensorType type, node.outputType(0));
@@ -79,5 +86,31 @@ Status importRandperm(NodeImport &node) {
   node.bindOutput(0, permutation);
   return Status::success();
 }
+
+namespace {
+
+// clang-format off
+constexpr Converter kConverters[] = {
+    // random numbers (frontend/aten/random.cpp)
+    {"aten.rand.default", importRand},
+    {"aten.rand.generator", importRand},
+    {"aten.rand_like.default", importRand},
+    {"aten.randn.default", importRandn},
+    {"aten.randn.generator", importRandn},
+    {"aten.randn_like.default", importRandn},
+    {"aten.randint.default", importRandint},
+    {"aten.randint.low", importRandint},
+    {"aten.randint.generator", importRandint},
+    {"aten.randint.low_generator", importRandint},
+    {"aten.randint_like.default", importRandint},
+    {"aten.randint_like.low_dtype", importRandint},
+    {"aten.randperm.default", importRandperm},
+    {"aten.randperm.generator", importRandperm},
+};
+// clang-format on
+
+} // namespace
+
+std::span<const Converter> randomConverters() { return kConverters; }
 
 } // namespace thunderc::frontend

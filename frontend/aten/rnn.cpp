@@ -1,4 +1,4 @@
-// The recurrent entries of the ATen table (declared in aten/rnn.h). A recurrent layer is
+// The recurrent converters (aten/converters.h). A recurrent layer is
 // unrolled over its static sequence length, per layer and direction:
 //   1. one GEMM projects the input of every time step at once: gx = x @ W_ih^T + b_ih
 //      ([T, B, gates * H]), the bulk of the arithmetic;
@@ -8,7 +8,7 @@
 //      directions side by side, and feed the next layer.
 // The gate order and the formulas are ATen's (aten/src/ATen/native/RNN.cpp): LSTM gates
 // i, f, g, o; GRU gates r, z, n with h' = (h - n) * z + n.
-#include "frontend/aten/rnn.h"
+#include "frontend/aten/converters.h"
 
 #include <sstream>
 #include <string>
@@ -438,14 +438,43 @@ Status importCell(NodeImport &node, CellKind kind) {
 
 } // namespace
 
+/// lstm.input(input, hx=[h0, c0], params, has_biases, num_layers, dropout, train,
+/// bidirectional, batch_first) -> (output, h_n, c_n), with or without proj_size (a weight_hr
+/// per layer and direction). The input must be 3-d with a static sequence length (Unsupported
+/// otherwise: a symbolic length cannot be unrolled); dropout between layers in training mode
+/// is refused (Unsupported).
 Status importLstm(NodeImport &node) { return importRecurrentLayer(node, CellKind::Lstm); }
+/// gru.input(input, hx, params, ...) -> (output, h_n); the arguments as for importLstm.
 Status importGru(NodeImport &node) { return importRecurrentLayer(node, CellKind::Gru); }
+/// rnn_tanh.input / rnn_relu.input(input, hx, params, ...) -> (output, h_n).
 Status importRnnTanh(NodeImport &node) { return importRecurrentLayer(node, CellKind::RnnTanh); }
 Status importRnnRelu(NodeImport &node) { return importRecurrentLayer(node, CellKind::RnnRelu); }
 
+/// lstm_cell(input, hx=[h, c], w_ih, w_hh, b_ih?, b_hh?) -> (h', c'): one step on a 2-d
+/// [batch, features] input.
 Status importLstmCell(NodeImport &node) { return importCell(node, CellKind::Lstm); }
+/// gru_cell / rnn_tanh_cell / rnn_relu_cell(input, hx, w_ih, w_hh, b_ih?, b_hh?) -> h'.
 Status importGruCell(NodeImport &node) { return importCell(node, CellKind::Gru); }
 Status importRnnTanhCell(NodeImport &node) { return importCell(node, CellKind::RnnTanh); }
 Status importRnnReluCell(NodeImport &node) { return importCell(node, CellKind::RnnRelu); }
+
+namespace {
+
+// clang-format off
+constexpr Converter kConverters[] = {
+    {"aten.lstm.input", importLstm},
+    {"aten.gru.input", importGru},
+    {"aten.rnn_tanh.input", importRnnTanh},
+    {"aten.rnn_relu.input", importRnnRelu},
+    {"aten.lstm_cell.default", importLstmCell},
+    {"aten.gru_cell.default", importGruCell},
+    {"aten.rnn_tanh_cell.default", importRnnTanhCell},
+    {"aten.rnn_relu_cell.default", importRnnReluCell},
+};
+// clang-format on
+
+} // namespace
+
+std::span<const Converter> rnnConverters() { return kConverters; }
 
 } // namespace thunderc::frontend

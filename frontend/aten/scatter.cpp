@@ -1,7 +1,7 @@
 // Imports of flip, repeat/tile, diagonal, as_strided, stack, roll and the scatters. Most are
 // decompositions into ops the IR has (docs: prefer a decomposition over a kernel); flip and
 // diagonal are views, as_strided a strided copy, slice_scatter and scatter have kernels.
-#include "frontend/aten/scatter.h"
+#include "frontend/aten/converters.h"
 
 #include <algorithm>
 #include <numeric>
@@ -129,6 +129,8 @@ Status importFlip(NodeImport &node) {
   return Status::success();
 }
 
+/// repeat.default and tile.default: reshape to [1, s0, 1, s1, ..] -> expand [r0, s0, ..] ->
+/// reshape [r0 * s0, ..] (tile pads the repeats with leading ones).
 Status importRepeat(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   bool tile = node.schema().findArg("repeats") == nullptr;
@@ -164,6 +166,7 @@ Status importRepeat(NodeImport &node) {
   return finish(node, x);
 }
 
+/// diagonal.default: the diagonal view.
 Status importDiagonal(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(int64_t offset, node.intArg("offset"));
@@ -202,6 +205,7 @@ Status importAsStrided(NodeImport &node) {
   return Status::success();
 }
 
+/// stack.default: unsqueeze each tensor, then concat.
 Status importStack(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(std::vector<Value *> tensors, node.tensorList("tensors"));
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
@@ -222,6 +226,8 @@ Status importStack(NodeImport &node) {
   return Status::success();
 }
 
+/// roll.default (training IR): per rolled dim, two slices concatenated; dims=[] rolls the
+/// flattened tensor. The rolled dims must be static.
 Status importRoll(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(std::vector<int64_t> shifts, node.intList("shifts"));
@@ -283,6 +289,7 @@ Status importSliceScatter(NodeImport &node) {
   return finish(node, result);
 }
 
+/// select_scatter.default: slice_scatter of the source unsqueezed at dim.
 Status importSelectScatter(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(Value * src, node.tensor("src"));
@@ -392,6 +399,8 @@ Status importIndexCopy(NodeImport &node) {
   return finish(node, result);
 }
 
+/// scatter.src, scatter.value, scatter_add.default, scatter_reduce.two (mean as a sum over
+/// counts, as PyTorch computes it).
 Status importScatter(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(Value * index, node.tensor("index"));
@@ -677,6 +686,7 @@ Status importIndexPut(NodeImport &node) {
   return finish(node, result);
 }
 
+/// masked_scatter.default: where(mask, source[cumsum(mask) - 1], self).
 Status importMaskedScatter(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(Value * mask, node.tensor("mask"));
@@ -687,5 +697,35 @@ Status importMaskedScatter(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * result, maskedScatter(node, self, mask, source));
   return finish(node, result);
 }
+
+namespace {
+
+// clang-format off
+constexpr Converter kConverters[] = {
+    // flips, repeats, diagonals, strided copies, stack, roll and scatters (aten/scatter.cpp)
+    {"aten.flip.default", importFlip},
+    {"aten.repeat.default", importRepeat},
+    {"aten.tile.default", importRepeat},
+    {"aten.diagonal.default", importDiagonal},
+    {"aten.as_strided.default", importAsStrided},
+    {"aten.stack.default", importStack},
+    {"aten.roll.default", importRoll},
+    {"aten.slice_scatter.default", importSliceScatter},
+    {"aten.select_scatter.default", importSelectScatter},
+    {"aten.scatter.src", importScatter},
+    {"aten.scatter.value", importScatter},
+    {"aten.scatter_add.default", importScatter},
+    {"aten.scatter_reduce.two", importScatter},
+    {"aten.index_put.default", importIndexPut},
+    {"aten.index_copy.default", importIndexCopy},
+    {"aten.masked_scatter.default", importMaskedScatter},
+    {"aten.index_put_.default", importInplace<importIndexPut>},
+    {"aten.index_copy_.default", importInplace<importIndexCopy>},
+};
+// clang-format on
+
+} // namespace
+
+std::span<const Converter> scatterConverters() { return kConverters; }
 
 } // namespace thunderc::frontend

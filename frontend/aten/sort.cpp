@@ -1,5 +1,5 @@
-// Imports of sorting, embedding bags and pairwise distances (see aten/sort.h).
-#include "frontend/aten/sort.h"
+// Converters of sorting, embedding bags and pairwise distances (aten/converters.h).
+#include "frontend/aten/converters.h"
 
 #include <cmath>
 #include <limits>
@@ -45,6 +45,7 @@ Expected<int64_t> sortDim(NodeImport &node, const char *arg, Value *self) {
 
 } // namespace
 
+/// sort.default and sort.stable: the sort op (always stable, which the default allows).
 Status importSort(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(int64_t dim, sortDim(node, "dim", self));
@@ -57,6 +58,7 @@ Status importSort(NodeImport &node) {
   return Status::success();
 }
 
+/// argsort.default and argsort.stable (training IR): the sort op's indices.
 Status importArgsort(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(int64_t dim, sortDim(node, "dim", self));
@@ -65,6 +67,7 @@ Status importArgsort(NodeImport &node) {
   return Status::success();
 }
 
+/// msort.default (training IR): the sort op's values along dim 0.
 Status importMsort(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(int64_t dim, normalizedDim(node, 0, self->type().rank()));
@@ -72,6 +75,8 @@ Status importMsort(NodeImport &node) {
   return Status::success();
 }
 
+/// topk.default: sort (descending for largest) and the first k along dim. sorted=False allows
+/// any order, so the sorted one is right too.
 Status importTopk(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(int64_t dim, sortDim(node, "dim", self));
@@ -93,6 +98,8 @@ Status importTopk(NodeImport &node) {
   return Status::success();
 }
 
+/// kthvalue.default: the (k-1)-th of an ascending sort along dim, kept as a size-1 dim with
+/// keepdim.
 Status importKthvalue(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(int64_t dim, sortDim(node, "dim", self));
@@ -119,6 +126,9 @@ Status importKthvalue(NodeImport &node) {
   return Status::success();
 }
 
+/// _embedding_bag, _embedding_bag_forward_only, embedding_bag and embedding_bag.padding_idx:
+/// the embedding_bag op for the first output (the others, used only by gradients, must be
+/// unused).
 Status importEmbeddingBag(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * weight, node.tensor("weight"));
   TC_ASSIGN_OR_RETURN(Value * indices, node.tensor("indices"));
@@ -243,6 +253,8 @@ Expected<double> distanceOrder(NodeImport &node) {
 
 } // namespace
 
+/// cdist.default and _cdist_forward.default: elementwise differences reduced over the last
+/// dim, or, for p = 2 where PyTorch takes its matrix-product path, that same product.
 Status importCdist(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * a, node.tensor("x1"));
   TC_ASSIGN_OR_RETURN(Value * b, node.tensor("x2"));
@@ -276,6 +288,8 @@ Status importCdist(NodeImport &node) {
   return Status::success();
 }
 
+/// pdist.default and _pdist_forward.default: the upper triangle of the direct cdist(x, x),
+/// picked with an index computed from arange.
 Status importPdist(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * x, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(double p, distanceOrder(node));
@@ -327,5 +341,31 @@ Status importPdist(NodeImport &node) {
   bindNamed(node, 0, picked);
   return Status::success();
 }
+
+namespace {
+
+// clang-format off
+constexpr Converter kConverters[] = {
+    {"aten.sort.default", importSort},
+    {"aten.sort.stable", importSort},
+    {"aten.argsort.default", importArgsort},
+    {"aten.argsort.stable", importArgsort},
+    {"aten.msort.default", importMsort},
+    {"aten.topk.default", importTopk},
+    {"aten.kthvalue.default", importKthvalue},
+    {"aten._embedding_bag.default", importEmbeddingBag},
+    {"aten._embedding_bag_forward_only.default", importEmbeddingBag},
+    {"aten.embedding_bag.default", importEmbeddingBag},
+    {"aten.embedding_bag.padding_idx", importEmbeddingBag},
+    {"aten.cdist.default", importCdist},
+    {"aten._cdist_forward.default", importCdist},
+    {"aten.pdist.default", importPdist},
+    {"aten._pdist_forward.default", importPdist},
+};
+// clang-format on
+
+} // namespace
+
+std::span<const Converter> sortConverters() { return kConverters; }
 
 } // namespace thunderc::frontend

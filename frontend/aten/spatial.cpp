@@ -4,7 +4,7 @@
 // movement (pad, strided slices, concat), col2im a conv_transpose2d whose one-hot weight makes
 // its GEMM copy the columns and its col2im stage sum them (exact, but for an inf or NaN column
 // entry, which the zero weights of the other taps turn into NaN in its neighbours' sums).
-#include "frontend/aten/spatial.h"
+#include "frontend/aten/converters.h"
 
 #include <string>
 #include <utility>
@@ -68,6 +68,8 @@ size_t poolSpatialDims(NodeImport &node) {
 
 } // namespace
 
+/// max_pool2d_with_indices, max_pool3d and max_pool3d_with_indices: max_pool2d / max_pool3d,
+/// and max_pool_indices for the indices output when it is used.
 Status importMaxPoolWithIndices(NodeImport &node) {
   size_t spatial = poolSpatialDims(node);
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
@@ -92,6 +94,7 @@ Status importMaxPoolWithIndices(NodeImport &node) {
   return bind(node, 1, indices);
 }
 
+/// avg_pool3d.default: avg_pool3d (ceil_mode, count_include_pad, divisor_override).
 Status importAvgPool3d(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, spatialList(node, "kernel_size", 3));
@@ -112,6 +115,7 @@ Status importAvgPool3d(NodeImport &node) {
   return bindOnly(node, y);
 }
 
+/// adaptive_avg_pool3d.default (training IR) and _adaptive_avg_pool3d.default (core ATen).
 Status importAdaptiveAvgPool3d(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(std::vector<int64_t> size, spatialList(node, "output_size", 3));
@@ -121,6 +125,8 @@ Status importAdaptiveAvgPool3d(NodeImport &node) {
   return bindOnly(node, y);
 }
 
+/// grid_sampler_2d.default (core ATen) and grid_sampler.default with a 4-d input (training
+/// IR): grid_sample, the interpolation and padding modes given by PyTorch's enum numbers.
 Status importGridSampler(NodeImport &node) {
   static const char *const kModes[] = {"bilinear", "nearest", "bicubic"};
   static const char *const kPaddings[] = {"zeros", "border", "reflection"};
@@ -163,6 +169,8 @@ Value *gridLine(NodeImport &node, int64_t steps, bool alignCorners, DType dtype)
 
 } // namespace
 
+/// affine_grid_generator.default (training IR; F.affine_grid) for 4-d sizes: the base grid
+/// of (x, y, 1) pixel-center coordinates [1, H * W, 3] times theta^T, as [N, H, W, 2].
 Status importAffineGrid(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * theta, node.tensor("theta"));
   TC_ASSIGN_OR_RETURN(std::vector<int64_t> size, node.intList("size"));
@@ -239,6 +247,8 @@ Expected<int64_t> staticDim(NodeImport &node, const Value *value, size_t dim) {
 
 } // namespace
 
+/// im2col.default (nn.Unfold): the padded input's kernel taps as strided slices, stacked into
+/// [N, C * kH * kW, L].
 Status importIm2col(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   int64_t rank = self->type().rank();
@@ -296,6 +306,8 @@ Status importIm2col(NodeImport &node) {
   return bindOnly(node, y);
 }
 
+/// col2im.default (nn.Fold): conv_transpose2d of the columns with a one-hot weight, one group
+/// per channel.
 Status importCol2im(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(std::vector<int64_t> outputSize, spatialList(node, "output_size", 2));
@@ -361,5 +373,27 @@ Status importCol2im(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(y, reshape(node, y, out.shape));
   return bindOnly(node, y);
 }
+
+namespace {
+
+// clang-format off
+constexpr Converter kConverters[] = {
+    {"aten.max_pool2d_with_indices.default", importMaxPoolWithIndices},
+    {"aten.max_pool3d.default", importMaxPoolWithIndices},
+    {"aten.max_pool3d_with_indices.default", importMaxPoolWithIndices},
+    {"aten.avg_pool3d.default", importAvgPool3d},
+    {"aten.adaptive_avg_pool3d.default", importAdaptiveAvgPool3d},
+    {"aten._adaptive_avg_pool3d.default", importAdaptiveAvgPool3d},
+    {"aten.grid_sampler_2d.default", importGridSampler},
+    {"aten.grid_sampler.default", importGridSampler},
+    {"aten.affine_grid_generator.default", importAffineGrid},
+    {"aten.im2col.default", importIm2col},
+    {"aten.col2im.default", importCol2im},
+};
+// clang-format on
+
+} // namespace
+
+std::span<const Converter> spatialConverters() { return kConverters; }
 
 } // namespace thunderc::frontend

@@ -1,0 +1,490 @@
+// The ATen converters of neural-network layers: softmax and normalizations, linear algebra and
+// attention, 2-d pools, padding, resampling and 1-d pools (convolutions: conv_norm.cpp).
+// Defaults come from frontend/aten/schemas.inc.
+#include "frontend/aten/converters.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "frontend/aten/node_importer.h"
+#include "ir/shape_inference.h"
+
+namespace thunderc::frontend {
+namespace {
+
+// A tensor of ones shaped like `like` (the implicit weight when only a bias is given).
+Value *onesLike(NodeImport &node, const Value *like) {
+  AttrMap one;
+  one.set("value", 1.0);
+  return node.emitTemp(OpKind::Full, {}, like->type(), std::move(one));
+}
+
+// ---- normalization, softmax ----
+
+template <OpKind Op> Status importSoftmax(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
+  TC_ASSIGN_OR_RETURN(int64_t normalized, normalizedDim(node, dim, self->type().rank()));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  AttrMap attrs;
+  attrs.set("dim", normalized);
+  return emitOne(node, Op, {node.castTo(self, out.dtype)}, std::move(attrs));
+}
+
+// cumsum(self, dim, dtype?): `dtype` converts self before summing; without it bool and
+// integers accumulate in i64 (ir/ops.def's rule, PyTorch's promotion).
+// nonzero: the count is the data-dependent symbol of the output's first dim (the exporter's
+// unbacked u<N>, bounded by range_constraints; the input's element count bounds it otherwise).
+Status importNonzero(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  if (out.rank() != 2 || out.shape[0].isStatic() ||
+      out.shape[0].expr().kind() != ir::SymExpr::Kind::Symbol)
+    return node.unsupportedFeature("nonzero whose output size is not one data-dependent symbol (" +
+                                   out.str() + ")");
+  const std::string &symbol = out.shape[0].expr().symbolName();
+  ir::SymbolRange &range = node.state().graph->symbols()[symbol];
+  ir::Dim count = ir::numElements(self->type().shape);
+  if (count.isStatic() && (!range.max || *range.max > count.value()))
+    range.max = count.value();
+  AttrMap attrs;
+  attrs.set("symbol", symbol);
+  return emitOne(node, OpKind::Nonzero, {self}, std::move(attrs));
+}
+
+Status importCumsum(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
+  TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  if (out.dtype == DType::Bool)
+    return node.unsupportedFeature("cumsum into bool");
+  Value *x = node.isNone("dtype") ? self : node.castTo(self, out.dtype);
+  AttrMap attrs;
+  attrs.set("dim", dim);
+  if (ir::isFloatingPoint(out.dtype) || out.dtype == DType::I64)
+    return emitOne(node, OpKind::Cumsum, {x}, std::move(attrs));
+  // A narrower integer (cumsum(dtype=torch.int32), MoE routers): the sum in int64, then the
+  // cast, which wraps like PyTorch's int32 accumulation.
+  return emitThenCast(node, OpKind::Cumsum, {x}, std::move(attrs), out.dtype);
+}
+
+// layer_norm and native_layer_norm (whose mean/rstd outputs must be unused).
+Status importLayerNorm(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> shape, node.intList("normalized_shape"));
+  TC_ASSIGN_OR_RETURN(Value * weight, node.optionalTensor("weight"));
+  TC_ASSIGN_OR_RETURN(Value * bias, node.optionalTensor("bias"));
+  TC_ASSIGN_OR_RETURN(double eps, node.floatArg("eps"));
+  std::vector<Value *> operands{input};
+  if (bias && !weight)
+    weight = onesLike(node, bias);
+  if (weight)
+    operands.push_back(weight);
+  if (bias)
+    operands.push_back(bias);
+  AttrMap attrs;
+  attrs.set("eps", eps);
+  attrs.set("normalized_shape", shape);
+  TC_ASSIGN_OR_RETURN(ir::Node * emitted, node.emit(OpKind::LayerNorm, operands, attrs));
+  (void)emitted;
+  return Status::success();
+}
+
+// ---- linear algebra, attention (convolutions: frontend/aten/conv_norm.cpp) ----
+
+Status importLinear(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
+  TC_ASSIGN_OR_RETURN(Value * weight, node.tensor("weight"));
+  TC_ASSIGN_OR_RETURN(Value * bias, node.optionalTensor("bias"));
+  std::vector<Value *> operands{input, weight};
+  if (bias)
+    operands.push_back(bias);
+  return emitOne(node, OpKind::Linear, operands);
+}
+
+Status importMatmul(NodeImport &node) {
+  bool isMm = node.schema().findArg("mat2") != nullptr;
+  TC_ASSIGN_OR_RETURN(Value * a, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(Value * b, node.tensor(isMm ? "mat2" : "other"));
+  return emitOne(node, OpKind::Matmul, {a, b});
+}
+
+// torch._int_mm: an int8 (or uint8) [M, K] times an int8 [K, N] product summed exactly into
+// int32 (torchao's dynamic int8 quantization). Both operands widen to int32, whose sums of K
+// int8 products cannot overflow for K < 2^17.
+Status importIntMm(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * a, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(Value * b, node.tensor("mat2"));
+  for (Value *operand : {a, b})
+    if (operand->type().dtype != DType::I8 && operand->type().dtype != DType::U8)
+      return invalidInput("_int_mm of " + a->type().str() + " and " + b->type().str() +
+                          " in node '" + node.name() + "' (int8 or uint8 operands)");
+  return emitOne(node, OpKind::Matmul, {node.castTo(a, DType::I32), node.castTo(b, DType::I32)});
+}
+
+// A Mixture-of-Experts layer's grouped GEMM over tokens sorted by expert: transformers'
+// grouped_mm_fallback (float32 exports) and torch._grouped_mm (bf16) of a 2-d input against a
+// 3-d stack of expert matrices with cumulative row offsets.
+Status importGroupedMm(NodeImport &node) {
+  const bool aten = node.schema().name == "_grouped_mm";
+  TC_ASSIGN_OR_RETURN(Value * a, node.tensor(aten ? "self" : "input"));
+  TC_ASSIGN_OR_RETURN(Value * b, node.tensor(aten ? "mat2" : "weight"));
+  if (aten && node.isNone("offs"))
+    return node.unsupportedFeature("_grouped_mm without offsets");
+  TC_ASSIGN_OR_RETURN(Value * offsets, node.tensor("offs"));
+  if (aten && !node.isNone("bias"))
+    return node.unsupportedFeature("_grouped_mm with a bias");
+  if (a->type().rank() != 2 || b->type().rank() != 3)
+    return node.unsupportedFeature("grouped GEMM of " + a->type().str() + " and " +
+                                   b->type().str() + " (only a 2-d input against 3-d groups)");
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  if (a->type().dtype != b->type().dtype)
+    return invalidInput("grouped GEMM of " + a->type().str() + " and " + b->type().str() +
+                        " in node '" + node.name() + "'");
+  if (out.dtype == a->type().dtype)
+    return emitOne(node, OpKind::GroupedMatmul, {a, b, offsets});
+  return emitThenCast(node, OpKind::GroupedMatmul, {a, b, offsets}, {}, out.dtype);
+}
+
+Status importAddmm(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * bias, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(Value * a, node.tensor("mat1"));
+  TC_ASSIGN_OR_RETURN(Value * b, node.tensor("mat2"));
+  TC_ASSIGN_OR_RETURN(double beta, node.floatArg("beta"));
+  TC_ASSIGN_OR_RETURN(double alpha, node.floatArg("alpha"));
+  AttrMap attrs;
+  attrs.set("alpha", alpha);
+  attrs.set("beta", beta);
+  return emitOne(node, OpKind::Addmm, {bias, a, b}, std::move(attrs));
+}
+
+// A 2-element spatial parameter; a single value applies to both dims.
+Expected<std::vector<int64_t>> pair(NodeImport &node, std::string_view arg) {
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> values, node.intList(arg));
+  if (values.size() == 1)
+    values.push_back(values[0]);
+  if (values.size() != 2)
+    return node.unsupportedFeature("argument '" + std::string(arg) + "' has " +
+                                   std::to_string(values.size()) + " entries, expected 2");
+  return values;
+}
+
+Status importAttention(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * query, node.tensor("query"));
+  TC_ASSIGN_OR_RETURN(Value * key, node.tensor("key"));
+  TC_ASSIGN_OR_RETURN(Value * value, node.tensor("value"));
+  TC_ASSIGN_OR_RETURN(Value * mask, node.optionalTensor("attn_mask"));
+  TC_ASSIGN_OR_RETURN(double dropout, node.floatArg("dropout_p"));
+  TC_ASSIGN_OR_RETURN(bool isCausal, node.boolArg("is_causal"));
+  TC_ASSIGN_OR_RETURN(std::optional<double> scale, node.optionalFloat("scale"));
+  TC_ASSIGN_OR_RETURN(bool gqa, node.boolArg("enable_gqa"));
+  if (dropout != 0.0)
+    return node.unsupportedFeature("attention dropout (dropout_p must be 0 for inference)");
+  if (gqa)
+    return node.unsupportedFeature("grouped-query attention (enable_gqa=True)");
+  std::vector<Value *> operands{query, key, value};
+  if (mask)
+    operands.push_back(mask);
+  AttrMap attrs;
+  attrs.set("is_causal", isCausal);
+  if (scale)
+    attrs.set("scale", *scale);
+  return emitOne(node, OpKind::Attention, operands, std::move(attrs));
+}
+
+// ---- pooling ----
+
+Status importMaxPool2d(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, pair(node, "kernel_size"));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> stride, node.intList("stride"));
+  if (stride.empty())
+    stride = kernel;
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> padding, pair(node, "padding"));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, pair(node, "dilation"));
+  TC_ASSIGN_OR_RETURN(bool ceilMode, node.boolArg("ceil_mode"));
+  if (stride.size() == 1)
+    stride.push_back(stride[0]);
+  AttrMap attrs;
+  attrs.set("ceil_mode", ceilMode);
+  attrs.set("dilation", dilation);
+  attrs.set("kernel", kernel);
+  attrs.set("padding", padding);
+  attrs.set("stride", stride);
+  return emitOne(node, OpKind::MaxPool2d, {self}, std::move(attrs));
+}
+
+Status importAvgPool2d(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, pair(node, "kernel_size"));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> stride, node.intList("stride"));
+  if (stride.empty())
+    stride = kernel;
+  if (stride.size() == 1)
+    stride.push_back(stride[0]);
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> padding, pair(node, "padding"));
+  TC_ASSIGN_OR_RETURN(bool ceilMode, node.boolArg("ceil_mode"));
+  TC_ASSIGN_OR_RETURN(bool countIncludePad, node.boolArg("count_include_pad"));
+  TC_ASSIGN_OR_RETURN(std::optional<int64_t> divisor, node.optionalInt("divisor_override"));
+  AttrMap attrs;
+  attrs.set("ceil_mode", ceilMode);
+  attrs.set("count_include_pad", countIncludePad);
+  if (divisor)
+    attrs.set("divisor_override", *divisor);
+  attrs.set("kernel", kernel);
+  attrs.set("padding", padding);
+  attrs.set("stride", stride);
+  return emitOne(node, OpKind::AvgPool2d, {self}, std::move(attrs));
+}
+
+Status importAdaptiveAvgPool2d(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> size, pair(node, "output_size"));
+  AttrMap attrs;
+  attrs.set("output_size", size);
+  return emitOne(node, OpKind::AdaptiveAvgPool2d, {self}, std::move(attrs));
+}
+
+// ---- padding, resampling and 1-d pools ----
+
+// PyTorch lists pads last dim first ([left, right, top, bottom, ...], covering the last
+// len / 2 dims); the pad op takes one (before, after) pair per dim in dim order.
+Expected<std::vector<int64_t>> padsPerDim(NodeImport &node, const std::vector<int64_t> &torchPads,
+                                          int64_t rank) {
+  if (torchPads.size() % 2 != 0 || static_cast<int64_t>(torchPads.size()) > 2 * rank)
+    return invalidInput("pad list of " + std::to_string(torchPads.size()) +
+                        " entries for a rank-" + std::to_string(rank) + " input in node '" +
+                        node.name() + "' (expected an even count up to " +
+                        std::to_string(2 * rank) + ")");
+  std::vector<int64_t> pads(static_cast<size_t>(2 * rank), 0);
+  for (size_t k = 0; k < torchPads.size() / 2; ++k) {
+    size_t dim = static_cast<size_t>(rank) - 1 - k;
+    pads[2 * dim] = torchPads[2 * k];
+    pads[2 * dim + 1] = torchPads[2 * k + 1];
+  }
+  return pads;
+}
+
+Status emitPad(NodeImport &node, std::string_view padArg, const std::string &mode,
+               double value) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> torchPads, node.intList(padArg));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> pads, padsPerDim(node, torchPads, self->type().rank()));
+  AttrMap attrs;
+  attrs.set("mode", mode);
+  attrs.set("pads", pads);
+  attrs.set("value", value);
+  return emitOne(node, OpKind::Pad, {self}, std::move(attrs));
+}
+
+// constant_pad_nd(self, pad, value=0) (core ATen).
+Status importConstantPad(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(ScalarOrTensor value, node.scalarOrTensor("value"));
+  if (value.tensor)
+    return node.unsupportedFeature("pad value given as a tensor");
+  return emitPad(node, "pad", "constant", value.scalar);
+}
+
+// pad(self, pad, mode, value) (training IR, F.pad).
+Status importPad(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(std::optional<std::string> mode, node.optionalString("mode"));
+  TC_ASSIGN_OR_RETURN(std::optional<double> value, node.optionalFloat("value"));
+  std::string padMode = mode.value_or("constant");
+  if (padMode != "constant" && padMode != "reflect" && padMode != "replicate" &&
+      padMode != "circular")
+    return invalidInput("pad mode '" + padMode + "' in node '" + node.name() +
+                        "' is not one of constant, reflect, replicate, circular");
+  if (padMode != "constant" && value && *value != 0.0)
+    return invalidInput("pad mode '" + padMode + "' takes no fill value in node '" +
+                        node.name() + "'");
+  return emitPad(node, "pad", padMode, value.value_or(0.0));
+}
+
+// reflection_pad{1,2,3}d / replication_pad{1,2,3}d(self, padding).
+template <const char *Mode> Status importModePad(NodeImport &node) {
+  return emitPad(node, "padding", Mode, 0.0);
+}
+constexpr char kReflect[] = "reflect";
+constexpr char kReplicate[] = "replicate";
+
+// upsample_*{1,2,3}d.vec(input, output_size?, [align_corners,] scale_factors?) and the
+// .default overloads (self, output_size, [align_corners,] scales_*?): the result size is the
+// exported output's; the scale factors matter because PyTorch derives source indices from
+// them when given.
+template <int Spatial, const char *Mode> Status importUpsample(NodeImport &node) {
+  bool isVec = node.schema().findArg("input") != nullptr;
+  TC_ASSIGN_OR_RETURN(Value * input, node.tensor(isVec ? "input" : "self"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  std::vector<double> scales(Spatial, 0.0);
+  if (isVec) {
+    TC_ASSIGN_OR_RETURN(std::optional<std::vector<double>> factors,
+                        node.optionalFloatList("scale_factors"));
+    if (factors && factors->size() != static_cast<size_t>(Spatial))
+      return invalidInput("upsample scale_factors of " + std::to_string(factors->size()) +
+                          " entries for " + std::to_string(Spatial) + " spatial dims in node '" +
+                          node.name() + "'");
+    if (factors)
+      scales = *factors;
+  } else {
+    static const std::vector<std::vector<const char *>> kNames = {
+        {"scales"}, {"scales_h", "scales_w"}, {"scales_d", "scales_h", "scales_w"}};
+    for (size_t s = 0; s < Spatial; ++s) {
+      TC_ASSIGN_OR_RETURN(std::optional<double> scale, node.optionalFloat(kNames[Spatial - 1][s]));
+      scales[s] = scale.value_or(0.0);
+    }
+  }
+  bool alignCorners = false;
+  if (node.schema().findArg("align_corners") != nullptr) {
+    TC_ASSIGN_OR_RETURN(alignCorners, node.boolArg("align_corners"));
+  }
+  AttrMap attrs;
+  attrs.set("align_corners", alignCorners);
+  attrs.set("mode", std::string(Mode));
+  attrs.set("scales", scales);
+  attrs.set("shape", ir::makeDimsAttr(out.shape));
+  return emitOne(node, OpKind::Upsample, {input}, std::move(attrs));
+}
+constexpr char kNearest[] = "nearest";
+constexpr char kNearestExact[] = "nearest-exact";
+constexpr char kLinear[] = "linear";
+
+// A 1-d pool (training IR) as its 2-d op over x unsqueezed to [.., 1, L], squeezed back: how
+// ATen computes it, and how core ATen decomposes it. `attrs` are the 2-d op's.
+Status emitPool1dAs2d(NodeImport &node, OpKind op, AttrMap attrs) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  int64_t rank = self->type().rank();
+  if (rank != 2 && rank != 3)
+    return invalidInput(std::string(ir::opName(op)) + " of a 1-d input " + self->type().str() +
+                        " in node '" + node.name() + "': expected rank 2 or 3");
+  ir::TensorType planes = self->type();
+  planes.shape.insert(planes.shape.end() - 1, ir::Dim(1));
+  AttrMap unsqueeze;
+  unsqueeze.set("dim", rank - 1);
+  Value *x = node.emitTemp(OpKind::Unsqueeze, {self}, planes, std::move(unsqueeze));
+  ir::TensorType pooled = out;
+  pooled.shape.insert(pooled.shape.end() - 1, ir::Dim(1));
+  Value *y = node.emitTemp(op, {x}, pooled, std::move(attrs));
+  AttrMap squeeze;
+  squeeze.set("dims", std::vector<int64_t>{rank - 1});
+  return emitOne(node, OpKind::Squeeze, {y}, std::move(squeeze));
+}
+
+// One entry of a 1-d pool's int[1] argument (an empty list gives `fallback`).
+Expected<int64_t> singleEntry(NodeImport &node, std::string_view arg,
+                            std::optional<int64_t> fallback) {
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> values, node.intList(arg));
+  if (values.empty() && fallback)
+    return *fallback;
+  if (values.size() != 1)
+    return invalidInput("argument '" + std::string(arg) + "' of node '" + node.name() +
+                        "' has " + std::to_string(values.size()) + " entries, expected 1");
+  return values[0];
+}
+
+// adaptive_avg_pool1d(self, output_size) (Swin's final pooling).
+Status importAdaptiveAvgPool1d(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(int64_t size, singleEntry(node, "output_size", std::nullopt));
+  AttrMap attrs;
+  attrs.set("output_size", std::vector<int64_t>{1, size});
+  return emitPool1dAs2d(node, OpKind::AdaptiveAvgPool2d, std::move(attrs));
+}
+
+// max_pool1d(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False).
+Status importMaxPool1d(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(int64_t kernel, singleEntry(node, "kernel_size", std::nullopt));
+  TC_ASSIGN_OR_RETURN(int64_t stride, singleEntry(node, "stride", kernel));
+  TC_ASSIGN_OR_RETURN(int64_t padding, singleEntry(node, "padding", std::nullopt));
+  TC_ASSIGN_OR_RETURN(int64_t dilation, singleEntry(node, "dilation", std::nullopt));
+  TC_ASSIGN_OR_RETURN(bool ceilMode, node.boolArg("ceil_mode"));
+  AttrMap attrs;
+  attrs.set("ceil_mode", ceilMode);
+  attrs.set("dilation", std::vector<int64_t>{1, dilation});
+  attrs.set("kernel", std::vector<int64_t>{1, kernel});
+  attrs.set("padding", std::vector<int64_t>{0, padding});
+  attrs.set("stride", std::vector<int64_t>{1, stride});
+  return emitPool1dAs2d(node, OpKind::MaxPool2d, std::move(attrs));
+}
+
+// avg_pool1d(self, kernel_size, stride=[], padding=0, ceil_mode=False, count_include_pad=True).
+Status importAvgPool1d(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(int64_t kernel, singleEntry(node, "kernel_size", std::nullopt));
+  TC_ASSIGN_OR_RETURN(int64_t stride, singleEntry(node, "stride", kernel));
+  TC_ASSIGN_OR_RETURN(int64_t padding, singleEntry(node, "padding", std::nullopt));
+  TC_ASSIGN_OR_RETURN(bool ceilMode, node.boolArg("ceil_mode"));
+  TC_ASSIGN_OR_RETURN(bool countIncludePad, node.boolArg("count_include_pad"));
+  AttrMap attrs;
+  attrs.set("ceil_mode", ceilMode);
+  attrs.set("count_include_pad", countIncludePad);
+  attrs.set("kernel", std::vector<int64_t>{1, kernel});
+  attrs.set("padding", std::vector<int64_t>{0, padding});
+  attrs.set("stride", std::vector<int64_t>{1, stride});
+  return emitPool1dAs2d(node, OpKind::AvgPool2d, std::move(attrs));
+}
+
+// clang-format off
+constexpr Converter kConverters[] = {
+    // normalization and softmax
+    {"aten.softmax.int", importSoftmax<OpKind::Softmax>},
+    {"aten._softmax.default", importSoftmax<OpKind::Softmax>},
+    {"aten.log_softmax.int", importSoftmax<OpKind::LogSoftmax>},
+    {"aten._log_softmax.default", importSoftmax<OpKind::LogSoftmax>},
+    {"aten.cumsum.default", importCumsum},
+    {"aten.layer_norm.default", importLayerNorm},
+    {"aten.native_layer_norm.default", importLayerNorm},
+    // linear algebra, attention
+    {"aten.linear.default", importLinear},
+    {"aten.matmul.default", importMatmul},
+    {"aten.mm.default", importMatmul},
+    {"aten.bmm.default", importMatmul},
+    {"aten.addmm.default", importAddmm},
+    {"aten._grouped_mm.default", importGroupedMm},
+    {"aten._int_mm.default", importIntMm},
+    {"transformers.grouped_mm_fallback.default", importGroupedMm},
+    {"aten.scaled_dot_product_attention.default", importAttention},
+    // pooling
+    {"aten.max_pool2d.default", importMaxPool2d},
+    {"aten.avg_pool2d.default", importAvgPool2d},
+    {"aten.adaptive_avg_pool2d.default", importAdaptiveAvgPool2d},
+    {"aten._adaptive_avg_pool2d.default", importAdaptiveAvgPool2d},
+    // padding, resampling and 1-d pools
+    {"aten.constant_pad_nd.default", importConstantPad},
+    {"aten.pad.default", importPad},
+    {"aten.reflection_pad1d.default", importModePad<kReflect>},
+    {"aten.reflection_pad2d.default", importModePad<kReflect>},
+    {"aten.reflection_pad3d.default", importModePad<kReflect>},
+    {"aten.replication_pad1d.default", importModePad<kReplicate>},
+    {"aten.replication_pad2d.default", importModePad<kReplicate>},
+    {"aten.replication_pad3d.default", importModePad<kReplicate>},
+    {"aten.upsample_nearest1d.vec", importUpsample<1, kNearest>},
+    {"aten.upsample_nearest1d.default", importUpsample<1, kNearest>},
+    {"aten.upsample_nearest2d.vec", importUpsample<2, kNearest>},
+    {"aten.upsample_nearest2d.default", importUpsample<2, kNearest>},
+    {"aten.upsample_nearest3d.vec", importUpsample<3, kNearest>},
+    {"aten.upsample_nearest3d.default", importUpsample<3, kNearest>},
+    {"aten._upsample_nearest_exact1d.vec", importUpsample<1, kNearestExact>},
+    {"aten._upsample_nearest_exact2d.vec", importUpsample<2, kNearestExact>},
+    {"aten._upsample_nearest_exact3d.vec", importUpsample<3, kNearestExact>},
+    {"aten.upsample_linear1d.vec", importUpsample<1, kLinear>},
+    {"aten.upsample_bilinear2d.vec", importUpsample<2, kLinear>},
+    {"aten.upsample_bilinear2d.default", importUpsample<2, kLinear>},
+    {"aten.upsample_trilinear3d.vec", importUpsample<3, kLinear>},
+    {"aten.adaptive_avg_pool1d.default", importAdaptiveAvgPool1d},
+    {"aten.max_pool1d.default", importMaxPool1d},
+    {"aten.avg_pool1d.default", importAvgPool1d},
+    // sorting, embedding bags, pairwise distances (frontend/aten/sort.cpp)
+    {"aten.nonzero.default", importNonzero},
+};
+// clang-format on
+
+} // namespace
+
+std::span<const Converter> nnConverters() { return kConverters; }
+
+} // namespace thunderc::frontend
