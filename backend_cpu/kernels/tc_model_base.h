@@ -52,14 +52,7 @@ struct ModelBase : model_common<Derived, Context, Symbols> {
       return common::out_of_memory(err, "load");
     // GEMMs run single-threaded inside the context's own threads (tc_parallel.h).
     detail::blas_single_threaded();
-    tc_status status = tc_weights_open(weights_path, &model->weights, err);
-    if (status == TC_OK && Derived::kCheckCompileId)
-      status = tc_weights_check_compile_id(model->weights, Derived::kCompileId, err);
-    for (size_t i = 0; status == TC_OK && i < Derived::kNumWeights; ++i) {
-      const WeightSpec &spec = Derived::kWeights[i];
-      status = tc_weights_find_expected(model->weights, spec.name, spec.dtype, spec.rank,
-                                        spec.shape, &model->params[i], err);
-    }
+    tc_status status = common::open_weights(weights_path, &model->weights, model->params, err);
     if (status != TC_OK) {
       free(model);
       return status;

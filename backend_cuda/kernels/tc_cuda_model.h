@@ -79,15 +79,10 @@ struct ModelBase : tc::model_common<Derived, Context, Symbols> {
     if (model == nullptr)
       return common::out_of_memory(err, "load");
     tc_weights *host = nullptr;
-    status = tc_weights_open(weights_path, &host, err);
-    if (status == TC_OK && Derived::kCheckCompileId)
-      status = tc_weights_check_compile_id(host, Derived::kCompileId, err);
+    status = common::open_weights(weights_path, &host, model->params, err);
     size_t offsets[Derived::kNumWeights > 0 ? Derived::kNumWeights : 1] = {};
     size_t bytes = 0;
     for (size_t i = 0; status == TC_OK && i < Derived::kNumWeights; ++i) {
-      const tc::WeightSpec &spec = Derived::kWeights[i];
-      status = tc_weights_find_expected(host, spec.name, spec.dtype, spec.rank, spec.shape,
-                                        &model->params[i], err);
       offsets[i] = bytes;
       bytes += tc::align_up(size_t(tc_tensor_byte_size(&model->params[i])));
     }

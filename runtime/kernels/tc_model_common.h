@@ -31,6 +31,7 @@
 
 #include "tc_random.h"
 #include "thunderc_runtime.h"
+#include "weights.h"
 
 namespace tc {
 
@@ -333,6 +334,22 @@ template <typename Derived, typename Context, typename Symbols> struct model_com
   }
 
 protected:
+  /// For load: weights.bin opened (`*weights`), checked to belong to this compile when the
+  /// model asks, and every tensor of kWeights found with its name, dtype and shape
+  /// (`params`, pointing into the mapping). On failure the caller closes `*weights`.
+  static tc_status open_weights(const char *path, tc_weights **weights, tc_tensor *params,
+                                tc_error *err) {
+    tc_status status = tc_weights_open(path, weights, err);
+    if (status == TC_OK && Derived::kCheckCompileId)
+      status = tc_weights_check_compile_id(*weights, Derived::kCompileId, err);
+    for (size_t i = 0; status == TC_OK && i < Derived::kNumWeights; ++i) {
+      const WeightSpec &spec = Derived::kWeights[i];
+      status = tc_weights_find_expected(*weights, spec.name, spec.dtype, spec.rank, spec.shape,
+                                        &params[i], err);
+    }
+    return status;
+  }
+
   /// "<name>_<entry>: null context" as TC_ERROR_INVALID_ARGUMENT.
   static tc_status null_context(tc_error *err, const char *entry) {
     return tc_error_setf(err, TC_ERROR_INVALID_ARGUMENT, "%s_%s: null context", Derived::kName,
