@@ -438,6 +438,7 @@ Status importCelu(NodeImport &node) {
 
 // fill.Scalar(self, value): a constant shaped like self.
 Status importFill(NodeImport &node) { return emitFull(node, "value", 0); }
+Status importZero(NodeImport &node) { return emitFull(node, "", 0); }
 
 // copy(self, src): src converted to self's dtype and broadcast to its shape.
 Status importCopyInto(NodeImport &node) {
@@ -627,6 +628,7 @@ constexpr Converter kConverters[] = {
     {"aten.celu.default", importCelu},
     {"aten.fill.Scalar", importFill},
     {"aten.fill_.Scalar", importInplace<importFill>},
+    {"aten.zero_.default", importInplace<importZero>},
     {"aten.copy.default", importCopyInto},
     {"aten.copy_.default", importInplace<importCopyInto>},
     {"aten.empty.memory_format", importEmpty},

@@ -46,6 +46,40 @@ Status importPermute(NodeImport &node) {
   return emitPermute(node, self, std::move(dims));
 }
 
+// movedim.intlist: source[i] goes to destination[i]; the other dims keep their order in the
+// remaining places (torch.movedim). Both lists are normalized, distinct and of equal length.
+Status importMovedim(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> source, node.intList("source"));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> destination, node.intList("destination"));
+  const int64_t rank = self->type().rank();
+  if (source.size() != destination.size())
+    return invalidInput("node '" + node.name() + "': movedim with " +
+                        std::to_string(source.size()) + " source and " +
+                        std::to_string(destination.size()) + " destination dims");
+  for (std::vector<int64_t> *dims : {&source, &destination})
+    for (int64_t &dim : *dims) {
+      TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, rank));
+    }
+  std::vector<int64_t> order(static_cast<size_t>(rank), -1);
+  std::vector<bool> moved(static_cast<size_t>(rank), false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    if (order[static_cast<size_t>(destination[i])] != -1 || moved[static_cast<size_t>(source[i])])
+      return invalidInput("node '" + node.name() + "': movedim repeats a dim");
+    order[static_cast<size_t>(destination[i])] = source[i];
+    moved[static_cast<size_t>(source[i])] = true;
+  }
+  int64_t next = 0;
+  for (int64_t &dim : order) {
+    if (dim != -1)
+      continue;
+    while (moved[static_cast<size_t>(next)])
+      ++next;
+    dim = next++;
+  }
+  return emitPermute(node, self, std::move(order));
+}
+
 Status importTranspose(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(int64_t dim0, node.intArg("dim0"));
@@ -549,6 +583,7 @@ Status indexTensor(NodeImport &node, Value *self, std::vector<Value *> indices,
 
 // clang-format off
 constexpr Converter kConverters[] = {
+    {"aten.movedim.intlist", importMovedim},
     // shapes
     {"aten.view.default", importReshape},
     {"aten.reshape.default", importReshape},
