@@ -91,7 +91,7 @@ EXTRA_OVERLOADS = [
     # Training-IR spellings of core elementwise ops: `a ^ b`, in-place copy_/fill_ on fresh
     # tensors (functionalized to copy/full_like in core ATen), selu/celu (elu in core ATen),
     # torch.round(x, decimals=d) (not core, at either level).
-    "__xor__.Tensor", "copy_.default", "fill_.Scalar", "zero_.default", "movedim.intlist", "selu.default", "celu.default",
+    "__xor__.Tensor", "copy_.default", "fill_.Scalar", "zero_.default", "movedim.intlist", "fft_fftshift.default", "fft_ifftshift.default", "selu.default", "celu.default",
     "round.decimals",
     # Padding, resampling and pooling beyond the core set: F.pad's modes as their own ops,
     # F.interpolate in training IR, 1-d and 3-d pools.

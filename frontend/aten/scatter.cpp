@@ -228,10 +228,8 @@ Status importStack(NodeImport &node) {
 
 /// roll.default (training IR): per rolled dim, two slices concatenated; dims=[] rolls the
 /// flattened tensor. The rolled dims must be static.
-Status importRoll(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
-  TC_ASSIGN_OR_RETURN(std::vector<int64_t> shifts, node.intList("shifts"));
-  TC_ASSIGN_OR_RETURN(std::vector<int64_t> dims, node.intList("dims"));
+Status emitRoll(NodeImport &node, Value *self, std::vector<int64_t> shifts,
+                std::vector<int64_t> dims) {
   Value *x = self;
   if (dims.empty()) { // the flattened tensor rolls, then takes its shape back
     if (shifts.size() != 1)
@@ -265,6 +263,40 @@ Status importRoll(NodeImport &node) {
     return Status::success();
   }
   return finish(node, x);
+}
+
+Status importRoll(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> shifts, node.intList("shifts"));
+  TC_ASSIGN_OR_RETURN(std::vector<int64_t> dims, node.intList("dims"));
+  return emitRoll(node, self, std::move(shifts), std::move(dims));
+}
+
+/// fft_fftshift / fft_ifftshift: a roll of each given dim (None: all) by half its size, the
+/// zero frequency to the middle (fftshift: n / 2) or back to the front (ifftshift: -(n / 2)).
+template <bool Inverse> Status importFftShift(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  std::vector<int64_t> dims;
+  if (node.isNone("dim")) {
+    for (int64_t d = 0; d < self->type().rank(); ++d)
+      dims.push_back(d);
+  } else {
+    TC_ASSIGN_OR_RETURN(dims, node.intList("dim"));
+  }
+  std::vector<int64_t> shifts;
+  for (int64_t dim : dims) {
+    TC_ASSIGN_OR_RETURN(int64_t d, shapeDim(node, dim, self->type().rank(), "fftshift"));
+    const ir::Dim &size = self->type().shape[static_cast<size_t>(d)];
+    if (!size.isStatic())
+      return node.unsupportedFeature("fftshift along a symbolic dim");
+    shifts.push_back(Inverse ? -(size.value() / 2) : size.value() / 2);
+  }
+  if (dims.empty()) { // a 0-d tensor: nothing moves
+    TC_ASSIGN_OR_RETURN(ir::Node * copy, node.emit(OpKind::Copy, {self}));
+    (void)copy;
+    return Status::success();
+  }
+  return emitRoll(node, self, std::move(shifts), std::move(dims));
 }
 
 // ---- scatters ----
@@ -702,6 +734,8 @@ namespace {
 
 // clang-format off
 constexpr Converter kConverters[] = {
+    {"aten.fft_fftshift.default", importFftShift<false>},
+    {"aten.fft_ifftshift.default", importFftShift<true>},
     // flips, repeats, diagonals, strided copies, stack, roll and scatters (aten/scatter.cpp)
     {"aten.flip.default", importFlip},
     {"aten.repeat.default", importRepeat},
