@@ -70,6 +70,42 @@ Expected<Item> Evaluator::call(const Expr &expr) {
       list.list.push_back(Item::ofNumber(static_cast<double>(d), Item::Kind::Int));
     return list;
   }
+  if (name == "other_dims") {
+    // other_dims(x, d): the dims of x that d (an int or a list; None and [] name none) does
+    // not name, in order.
+    TC_TRY(need(2));
+    TC_ASSIGN_OR_RETURN(Value * x, tensorOf(args[0]));
+    const int64_t rank = x->type().rank();
+    std::vector<bool> named(static_cast<size_t>(rank), false);
+    std::vector<Item> given;
+    if (args[1].kind == Item::Kind::List)
+      given = args[1].list;
+    else if (args[1].kind != Item::Kind::None)
+      given.push_back(args[1]);
+    for (const Item &element : given) {
+      TC_ASSIGN_OR_RETURN(int64_t d, intOf(element));
+      TC_ASSIGN_OR_RETURN(d, normalizedDim(node_, d, rank));
+      named[static_cast<size_t>(d)] = true;
+    }
+    Item list;
+    list.kind = Item::Kind::List;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!named[static_cast<size_t>(d)])
+        list.list.push_back(Item::ofNumber(static_cast<double>(d), Item::Kind::Int));
+    return list;
+  }
+  if (name == "product") {
+    // product(l): the product of a list of sizes (1 for []).
+    TC_TRY(need(1));
+    if (args[0].kind != Item::Kind::List)
+      return fail("product takes a list");
+    ir::Shape sizes;
+    for (const Item &element : args[0].list) {
+      TC_ASSIGN_OR_RETURN(ir::Dim d, dimOf(element));
+      sizes.push_back(d);
+    }
+    return Item::ofDim(ir::numElements(sizes));
+  }
   if (name == "shape") {
     TC_TRY(need(1));
     TC_ASSIGN_OR_RETURN(Value * x, tensorOf(args[0]));
