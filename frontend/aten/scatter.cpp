@@ -416,8 +416,18 @@ Status importIndexCopy(NodeImport &node) {
   if (index->type().rank() > 1 || !ir::isIntegral(index->type().dtype))
     return invalidInput("index_copy index " + index->type().str() + " in node '" + node.name() +
                         "': expected a 0-d or 1-d integer tensor");
-  if (rank == 0)
-    return node.unsupportedFeature("index_copy of a 0-d tensor");
+  if (rank == 0) { // one element: the same scatter over [1] (the index still checked at run time)
+    if (source->type().rank() != 0)
+      return invalidInput("index_copy source " + source->type().str() +
+                          " into a 0-d input in node '" + node.name() + "'");
+    TC_ASSIGN_OR_RETURN(Value * one, reshape(node, self, {ir::Dim(1)}));
+    TC_ASSIGN_OR_RETURN(Value * value, reshape(node, node.castTo(source, self->type().dtype),
+                                               {ir::Dim(1)}));
+    TC_ASSIGN_OR_RETURN(Value * at, reshape(node, node.castTo(index, DType::I64), {ir::Dim(1)}));
+    TC_ASSIGN_OR_RETURN(Value * result, scatterInto(node, one, 0, at, value, "none", true));
+    TC_ASSIGN_OR_RETURN(result, reshape(node, result, {}));
+    return finish(node, result);
+  }
   if (source->type().rank() != rank)
     return invalidInput("index_copy source " + source->type().str() + " and input " +
                         self->type().str() + " differ in rank in node '" + node.name() + "'");

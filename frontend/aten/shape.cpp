@@ -198,10 +198,16 @@ Status importSlice(NodeImport &node) {
 
 // diff(self, n=1, dim, prepend?, append?): x[1:] - x[:-1] along `dim` for x = cat(prepend,
 // self, append) (bool: the two differ, as torch's logical_xor). Only the first difference
-// (n=1) is compiled: that is what the models emit (transformers prepends a column).
+// (n=1) is compiled: that is what the models emit (transformers prepends a column); n=0 is the
+// input itself (torch ignores prepend and append then).
 Status importDiff(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(int64_t n, node.intArg("n"));
+  if (n < 0)
+    return invalidInput("node '" + node.name() + "': diff of order " + std::to_string(n) +
+                        " (the order must be non-negative)");
+  if (n == 0)
+    return emitOne(node, OpKind::Copy, {self});
   if (n != 1)
     return node.unsupportedFeature("diff with n=" + std::to_string(n) + " (only n=1)");
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));

@@ -627,6 +627,7 @@ SHAPE_CASES: list[tuple[str, CaseFn]] = [
     ("diff_noncontig", lambda m, t: t.x.transpose(0, 2).diff(dim=1)),
     ("diff_prepend", lambda m, t: torch.diff(t.y, dim=-1, prepend=t.y[:, :1] * 0)),
     ("diff_prepend_append_int", lambda m, t: torch.diff(t.xi, dim=0, prepend=t.xi[:1], append=t.xi)),
+    ("diff_order0", lambda m, t: torch.diff(t.y, n=0, prepend=t.y) * 2),
     ("select", lambda m, t: t.y[2]),
     ("select_neg", lambda m, t: t.y[:, -1]),
     ("select_slice", lambda m, t: t.x[:, 1, ::2]),
@@ -1902,8 +1903,8 @@ AUTOCAST_CASES: list[tuple[str, CaseFn]] = [
 # reduction's identity (sum 0, prod 1, any False) where it is reduced away. Each case is one
 # op family over such an operand; the arithmetic around the op keeps graph outputs from
 # aliasing graph inputs. Ops thunderc compiles at one IR level only (all.dim, index_add,
-# cumprod, logsumexp: core ATen decomposes them) and its two 0-d refusals (unfold and
-# index_copy of a 0-d tensor, exit 5 naming the node) are left out.
+# cumprod, logsumexp: core ATen decomposes them) and its 0-d refusal (unfold of a 0-d tensor,
+# exit 5 naming the node) are left out.
 
 
 def _degenerate_inputs(g):
@@ -1972,6 +1973,8 @@ DEGENERATE_CASES: list[tuple[str, CaseFn]] = [
     # -- indexing a 0-d tensor or with a 0-d index
     ("zero_d_index_select", lambda m, t: torch.index_select(t.s * 2, 0, t.i1)),
     ("zero_d_index_select_0d_index", lambda m, t: torch.index_select(t.s * 2, -1, t.i0)),
+    ("zero_d_index_copy", lambda m, t: (t.s * 2).index_copy(0, t.i1, t.s + 3)),
+    ("zero_d_index_copy_0d_index", lambda m, t: (t.s * 2).index_copy(-1, t.i0, t.s - 1)),
     ("index_select_0d_index", lambda m, t: torch.index_select(t.a * 2, 1, t.i0)),
     ("zero_d_gather", lambda m, t: torch.gather(t.s * 2, 0, t.i0)),
     ("zero_d_scatter", lambda m, t: torch.scatter(t.s * 2, 0, t.i0, t.s + 5)),
