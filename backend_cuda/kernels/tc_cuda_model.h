@@ -241,8 +241,8 @@ struct ModelBase : tc::model_common<Derived, Context, Symbols> {
                             tc_error *err) {
     if (context->graphs.capacity() == 0 || context->observer != nullptr)
       return work();
-    return run_graph(context->graphs, context->ex.stream, key, length, work,
-                     tc::entry_label(Derived::kName, "run"), err);
+    static const tc::entry_label where(Derived::kName, "run"); // once, not per run
+    return run_graph(context->graphs, context->ex.stream, key, length, work, where, err);
   }
 
   /// The stream's work so far, then a blocking copy (the observer reads values on the host).
@@ -260,7 +260,7 @@ struct ModelBase : tc::model_common<Derived, Context, Symbols> {
     tc_error_clear(err);
     if (context == nullptr)
       return common::null_context(err, "synchronize");
-    const tc::entry_label what(Derived::kName, "synchronize");
+    static const tc::entry_label what(Derived::kName, "synchronize"); // once, not per run
     const cudaStream_t stream = context->ex.stream;
     gather_error record;
     TC_CUDA_TRY(check(cudaMemcpyAsync(&record, context->ex.error, sizeof(record),

@@ -558,11 +558,8 @@ Status importInstanceNorm(NodeImport &node) {
   if (!mean || !var)
     return node.unsupportedFeature("instance_norm without input or running statistics");
   std::vector<Value *> operands{input, mean, var};
-  if (bias && !weight) {
-    AttrMap one;
-    one.set("value", 1.0);
-    weight = node.emitTemp(OpKind::Full, {}, bias->type(), std::move(one));
-  }
+  if (bias && !weight)
+    weight = onesLike(node, bias);
   if (weight)
     operands.push_back(weight);
   if (bias)
@@ -728,20 +725,14 @@ Status importBatchNorm(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(double eps, node.floatArg("eps"));
   std::vector<Value *> operands{input, mean, var};
   if (bias && !weight)
-    weight = node.emitTemp(OpKind::Full, {}, bias->type(), [] {
-      AttrMap one;
-      one.set("value", 1.0);
-      return one;
-    }());
+    weight = onesLike(node, bias);
   if (weight)
     operands.push_back(weight);
   if (bias)
     operands.push_back(bias);
   AttrMap attrs;
   attrs.set("eps", eps);
-  TC_ASSIGN_OR_RETURN(ir::Node * emitted, node.emit(OpKind::BatchNorm, operands, attrs));
-  (void)emitted;
-  return Status::success();
+  return emitOne(node, OpKind::BatchNorm, std::move(operands), std::move(attrs));
 }
 
 namespace {

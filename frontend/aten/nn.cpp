@@ -17,13 +17,6 @@
 namespace thunderc::frontend {
 namespace {
 
-// A tensor of ones shaped like `like` (the implicit weight when only a bias is given).
-Value *onesLike(NodeImport &node, const Value *like) {
-  AttrMap one;
-  one.set("value", 1.0);
-  return node.emitTemp(OpKind::Full, {}, like->type(), std::move(one));
-}
-
 // ---- normalization, softmax ----
 
 template <OpKind Op> Status importSoftmax(NodeImport &node) {

@@ -674,6 +674,12 @@ Status NodeImport::importInPlace(Status (*functional)(NodeImport &node)) {
   return Status::success();
 }
 
+Value *onesLike(NodeImport &node, const Value *like) {
+  AttrMap one;
+  one.set("value", 1.0);
+  return node.emitTemp(OpKind::Full, {}, like->type(), std::move(one));
+}
+
 Status emitOne(NodeImport &node, OpKind op, std::vector<Value *> operands, AttrMap attrs) {
   TC_ASSIGN_OR_RETURN(ir::Node * emitted, node.emit(op, std::move(operands), std::move(attrs)));
   (void)emitted;

@@ -209,6 +209,9 @@ template <ImportFunction Functional> Status importInplace(NodeImport &node) {
   return node.importInPlace(Functional);
 }
 
+/// A tensor of ones shaped like `like` (the implicit weight when only a bias is given).
+Value *onesLike(NodeImport &node, const Value *like);
+
 /// Emits `op` over `operands` as the node's output (typed by the exported output).
 Status emitOne(NodeImport &node, OpKind op, std::vector<Value *> operands, AttrMap attrs = {});
 /// `op` typed by shape inference, then the cast to `dtype` as the node's output: an integer
