@@ -101,6 +101,7 @@ Estimate nodeFlops(const Node &node, const Bounds &bounds) {
     return numElements(node.operand(0)->type(), bounds);
   switch (op) {
   case OpKind::Linear:
+  case OpKind::LinearWq:
   case OpKind::Matmul:
   case OpKind::GroupedMatmul:
     return times(times(2, out), dimFromEnd(node.operand(0), 1, bounds));

@@ -43,6 +43,25 @@ Status emitLinear(const ir::Node &node, EmitState &state) {
   return Status::success();
 }
 
+// linear_wq(x, q, scales, zeros?, bias?): one call; the kernel reads the quantized weight.
+Status emitLinearWq(const ir::Node &node, EmitState &state) {
+  const ir::Value *x = node.operand(0);
+  const ir::Value *q = node.operand(1);
+  const ir::Value *scales = node.operand(2);
+  const bool hasZeros = ir::attr::has_zeros(node);
+  const int biasIndex = hasZeros ? 4 : 3;
+  const ir::Shape &xShape = x->type().shape;
+  std::string zeros = hasZeros ? state.ptr(node.operand(3)) : "nullptr";
+  std::string bias = node.numOperands() > biasIndex ? state.ptr(node.operand(biasIndex)) : "nullptr";
+  state.callLibrary("linear_wq<" + ctype(x) + ", " + ctype(q) + ", " + ctype(scales) + ">(" +
+                    productRange(xShape, 0, xShape.size() - 1) + ", " +
+                    dimExpr(q->type().shape[0]) + ", " + dimExpr(xShape.back()) + ", " +
+                    dimExpr(scales->type().shape[1]) + ", " + state.ptr(x) + ", " +
+                    state.ptr(q) + ", " + state.ptr(scales) + ", " + zeros + ", " + bias + ", " +
+                    state.ptr(node.result()) + ")");
+  return Status::success();
+}
+
 // An operand of a batched GEMM: its pointer and batch stride, after expanding a partially
 // broadcast batch into a workspace.
 struct GemmOperand {
@@ -527,6 +546,7 @@ Status emitUpsample(const ir::Node &node, EmitState &state) {
 Status emitNnNode(const ir::Node &node, EmitState &state) {
   switch (node.op()) {
   case OpKind::Linear: return emitLinear(node, state);
+  case OpKind::LinearWq: return emitLinearWq(node, state);
   case OpKind::Matmul: return emitMatmul(node, state);
   case OpKind::Addmm: return emitAddmm(node, state);
   case OpKind::GroupedMatmul: return emitGroupedMatmul(node, state);

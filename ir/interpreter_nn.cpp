@@ -218,6 +218,64 @@ Status linear(OpCall &call) {
   return Status::success();
 }
 
+/// linear_wq: the weight dequantized element by element as PyTorch does before its GEMM,
+/// (q - zero) * scale rounded to the scales' dtype, then exact dot products in double.
+Status linearWq(OpCall &call) {
+  const Tensor &input = call.operand(0);
+  const Tensor &q = call.operand(1);
+  const Tensor &scales = call.operand(2);
+  const bool hasZeros = attr::has_zeros(call.attrs());
+  const bool packed = attr::bits(call.attrs()) == 4;
+  const Tensor *zeros = hasZeros ? &call.operand(3) : nullptr;
+  const int biasIndex = hasZeros ? 4 : 3;
+  Tensor &output = call.result();
+  if (input.rank() < 1 || q.rank() != 2 || scales.rank() != 2)
+    return invalidInput("linear_wq of " + shapeText(input.shape) + " and weight " +
+                        shapeText(q.shape));
+  const int64_t k = input.shape.back();
+  const int64_t n = q.shape[0];
+  const int64_t groups = scales.shape[1];
+  if ((packed ? q.shape[1] * 2 : q.shape[1]) != k || groups < 1 || k % groups != 0 ||
+      scales.shape[0] != n)
+    return invalidInput("linear_wq of " + shapeText(input.shape) + ", weight " +
+                        shapeText(q.shape) + " and scales " + shapeText(scales.shape));
+  const int64_t groupSize = k / groups;
+  std::vector<int64_t> expected(input.shape.begin(), input.shape.end() - 1);
+  expected.push_back(n);
+  TC_TRY(expectShape(output, expected));
+  std::vector<double> weight(static_cast<size_t>(n * k));
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t p = 0; p < k; ++p) {
+      double value = 0.0;
+      if (packed) {
+        int64_t block = p / 32, lane = p % 32;
+        auto byte = static_cast<int64_t>(q.data[static_cast<size_t>(j * (k / 2) + block * 16 +
+                                                                    lane % 16)]);
+        value = static_cast<double>((lane < 16 ? byte & 15 : byte >> 4) - 8);
+      } else {
+        value = q.data[static_cast<size_t>(j * k + p)];
+      }
+      size_t g = static_cast<size_t>(j * groups + p / groupSize);
+      double zero = zeros != nullptr ? zeros->data[g] : 0.0;
+      weight[static_cast<size_t>(j * k + p)] =
+          roundToDType((value - zero) * scales.data[g], scales.dtype);
+    }
+  int64_t rows = n == 0 ? 0 : output.numel() / n;
+  for (int64_t r = 0; r < rows; ++r) {
+    const double *x = input.data.data() + r * k;
+    for (int64_t j = 0; j < n; ++j) {
+      const double *w = weight.data() + j * k;
+      double dot = 0.0;
+      for (int64_t p = 0; p < k; ++p)
+        dot += x[p] * w[p];
+      output.data[static_cast<size_t>(r * n + j)] = dot;
+    }
+  }
+  if (call.numOperands() > biasIndex)
+    return addBroadcast(output, call.operand(biasIndex), 1.0);
+  return Status::success();
+}
+
 /// torch.matmul: a 1-D left operand gets a leading 1 and a 1-D right operand a trailing 1
 /// (both removed from the result), and batch dims broadcast.
 Status matmul(OpCall &call) {
@@ -589,6 +647,8 @@ Status runNnOp(OpCall &call) {
     return batchNorm(call);
   case OpKind::Linear:
     return linear(call);
+  case OpKind::LinearWq:
+    return linearWq(call);
   case OpKind::Matmul:
     return matmul(call);
   case OpKind::Addmm:

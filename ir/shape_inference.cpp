@@ -350,7 +350,7 @@ Expected<TypeList> single(Expected<TensorType> type) {
 }
 
 // Elementwise unary and binary ops are inferred by family; every other op has a case below.
-static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 60,
+static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) == 61,
               "ir/ops.def changed: give the new op a case in inferByOp");
 
 // Unary and binary ops by family, the others with one case per op of ir/ops.def. The operand
@@ -387,6 +387,8 @@ Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap 
     return single(inferBatchNorm(operands));
   case OpKind::Linear:
     return single(inferLinear(operands));
+  case OpKind::LinearWq:
+    return single(inferLinearWq(operands, attrs));
   case OpKind::Matmul:
     return single(inferMatmul(x, operands[1]));
   case OpKind::Addmm:

@@ -83,6 +83,7 @@ Expected<TensorType> inferScatter(const TypeList &operands, const AttrMap &attrs
 Expected<TensorType> inferLayerNorm(const TypeList &operands, const AttrMap &attrs);
 Expected<TensorType> inferBatchNorm(const TypeList &operands);
 Expected<TensorType> inferLinear(const TypeList &operands);
+Expected<TensorType> inferLinearWq(const TypeList &operands, const AttrMap &attrs);
 Expected<TensorType> inferMatmul(const TensorType &a, const TensorType &b);
 Expected<TensorType> inferAddmm(const TypeList &operands);
 Expected<TensorType> inferGroupedMatmul(const TypeList &operands);

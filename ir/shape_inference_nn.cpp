@@ -212,6 +212,65 @@ Expected<TensorType> inferLinear(const TypeList &operands) {
   return result;
 }
 
+Expected<TensorType> inferLinearWq(const TypeList &operands, const AttrMap &attrs) {
+  const OpKind op = OpKind::LinearWq;
+  const TensorType &x = operands[0];
+  const TensorType &q = operands[1];
+  const TensorType &scales = operands[2];
+  const int64_t bits = attr::bits(attrs);
+  const bool hasZeros = attr::has_zeros(attrs);
+  TC_TRY(requireFloating(op, x));
+  TC_TRY(requireRank(op, "input", x, 1, -1));
+  TC_TRY(requireRank(op, "quantized weight", q, 2, 2));
+  TC_TRY(requireRank(op, "scales", scales, 2, 2));
+  if (bits != 8 && bits != 4)
+    return invalidInput("linear_wq bits must be 8 or 4, got " + std::to_string(bits));
+  const DType want = bits == 8 ? DType::I8 : DType::U8;
+  if (q.dtype != want)
+    return invalidInput("linear_wq with bits=" + std::to_string(bits) + " needs a " +
+                        std::string(dtypeName(want)) + " weight, got " + q.str());
+  if (operands.size() < (hasZeros ? 4u : 3u))
+    return invalidInput("linear_wq with has_zeros needs a zeros operand");
+  const Dim &n = q.shape[0];
+  const Dim &k = x.shape.back();
+  if (bits == 8 && !mayBeEqual(k, q.shape[1]))
+    return invalidInput("linear_wq inner dims " + k.str() + " and " + q.shape[1].str() +
+                        " differ (" + x.str() + " and weight " + q.str() + ")");
+  if (bits == 4) {
+    if (!k.isStatic() || !q.shape[1].isStatic() || k.value() % 32 != 0 ||
+        q.shape[1].value() * 2 != k.value())
+      return invalidInput("linear_wq with bits=4 needs a static inner dim that is a multiple "
+                          "of 32 and a weight of half as many bytes per row (" + x.str() +
+                          " and weight " + q.str() + ")");
+  }
+  for (size_t i = 2; i < (hasZeros ? 4u : 3u); ++i) {
+    const TensorType &param = operands[i];
+    const char *what = i == 2 ? "scales" : "zeros";
+    if (!isFloatingPoint(param.dtype) || param.rank() != 2 || !mayBeEqual(param.shape[0], n) ||
+        !mayBeEqual(param.shape[1], scales.shape[1]))
+      return invalidInput(std::string("linear_wq ") + what + " " + param.str() +
+                          " are not floating [N, G] for weight " + q.str());
+  }
+  const Dim &groups = scales.shape[1];
+  if (k.isStatic() && groups.isStatic() &&
+      (groups.value() < 1 || k.value() % groups.value() != 0))
+    return invalidInput("linear_wq inner dim " + k.str() + " is not a multiple of its " +
+                        groups.str() + " scale groups");
+  Shape shape = leadingDims(x.shape, 1);
+  shape.push_back(n);
+  TensorType result{x.dtype, std::move(shape)};
+  size_t biasIndex = hasZeros ? 4 : 3;
+  if (operands.size() > biasIndex + 1)
+    return invalidInput("linear_wq has " + std::to_string(operands.size()) + " operands");
+  if (operands.size() == biasIndex + 1) {
+    const TensorType &bias = operands[biasIndex];
+    if (bias.dtype != x.dtype || bias.rank() != 1 || !mayBeEqual(bias.shape[0], n))
+      return invalidInput("linear_wq bias " + bias.str() + " is not " + std::string(dtypeName(x.dtype)) +
+                          "[" + n.str() + "]");
+  }
+  return result;
+}
+
 Expected<TensorType> inferAddmm(const TypeList &operands) {
   const TensorType &bias = operands[0];
   const TensorType &a = operands[1];

@@ -48,31 +48,10 @@ using ir::Value;
 
 // ---- matching helpers ----
 
-/// `value` with no-ops skipped (shared values allowed).
-Value *skipNoOps(Value *value) {
-  while (value->producer() != nullptr && isNoOp(*value->producer()))
-    value = value->producer()->operand(0);
-  return value;
-}
-
 /// The producer of `value` after skipping no-ops, if it is `op`; shared values allowed.
 Node *producerThrough(Value *value, OpKind op) {
   Node *producer = skipNoOps(value)->producer();
   return producer != nullptr && producer->op() == op ? producer : nullptr;
-}
-
-/// The producer of `value` after skipping no-ops, if it is `op` and every value on the way
-/// (including the producer's result) is read only by the next node of the chain.
-Node *soleProducer(const ir::Graph &graph, Value *value, OpKind op) {
-  while (hasSoleUse(graph, value) && value->producer() != nullptr) {
-    Node *producer = value->producer();
-    if (producer->op() == op)
-      return producer;
-    if (!isNoOp(*producer))
-      return nullptr;
-    value = producer->operand(0);
-  }
-  return nullptr;
 }
 
 std::optional<double> fullValue(Value *value) {

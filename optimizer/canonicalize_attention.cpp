@@ -64,16 +64,6 @@ Value *skipSoleNoOps(const ir::Graph &graph, Value *value) {
   return value;
 }
 
-/// The producer of `value` if it is `op` and every value from it to `value` (through no-ops)
-/// is read only by the pattern's next node.
-Node *soleProducer(const ir::Graph &graph, Value *value, OpKind op) {
-  value = skipSoleNoOps(graph, value);
-  Node *producer = value->producer();
-  if (!hasSoleUse(graph, value) || producer == nullptr || producer->op() != op)
-    return nullptr;
-  return producer;
-}
-
 /// The value of a 0-d (or otherwise single-valued) `full` constant; may be shared.
 std::optional<double> fullValue(const Value *value) {
   const Node *producer = value->producer();

@@ -4,7 +4,11 @@
 //      no data-dependent symbol); erase it.
 //      Its operands lose a use, and since their producers come earlier in the walk, a whole
 //      dead chain dies in this single walk.
-//   3. Report a change iff at least one node was erased.
+//   3. Weight inputs (parameters, buffers, constants) that nothing reads any more go too, so
+//      that weights.bin holds no dead data (PT2E keeps the float originals of quantized
+//      weights; folding and rewrites leave inputs behind). User inputs and state stay: they
+//      are the model's interface.
+//   4. Report a change iff at least one node or weight was erased.
 #include "optimizer/dce.h"
 
 #include <vector>
@@ -45,7 +49,18 @@ public:
     }
     if (removed > 0)
       context.statistics["dce.nodes-removed"] += removed;
-    return removed > 0;
+    std::vector<ir::Value *> deadWeights;
+    for (const auto &input : graph.inputs()) {
+      ir::InputKind kind = input->inputKind();
+      if (kind != ir::InputKind::User && kind != ir::InputKind::State && !input->hasUses() &&
+          !graph.isOutput(input.get()))
+        deadWeights.push_back(input.get());
+    }
+    for (ir::Value *input : deadWeights)
+      graph.eraseInput(input);
+    if (!deadWeights.empty())
+      context.statistics["dce.weights-removed"] += static_cast<int64_t>(deadWeights.size());
+    return removed > 0 || !deadWeights.empty();
   }
 };
 

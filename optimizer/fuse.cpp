@@ -43,6 +43,7 @@ bool isElementwise(const ir::Node &node) { return ir::hasTrait(node.op(), ir::kE
 bool isLibraryWithEpilogue(const ir::Node &node) {
   switch (node.op()) {
   case ir::OpKind::Linear:
+  case ir::OpKind::LinearWq:
   case ir::OpKind::Matmul:
   case ir::OpKind::Addmm:
   case ir::OpKind::Conv2d:

@@ -21,6 +21,9 @@ struct PassContext {
   /// empty when the graph has no weights with data (text IR). Constants the graph owns
   /// (ir::Graph::constantData) are not served here.
   ir::WeightProvider weights;
+  /// thunderc --quantize-weights: 8 or 4 makes "quantize-weights" quantize float linear
+  /// weights to that width; 0 leaves them.
+  int quantizeWeightBits = 0;
   /// Counters passes add to, keyed "<pass>.<what>" ("dce.nodes-removed"); sorted for printing.
   std::map<std::string, int64_t> statistics;
 };

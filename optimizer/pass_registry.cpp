@@ -12,6 +12,7 @@
 #include "optimizer/layout.h"
 #include "optimizer/memory_plan.h"
 #include "optimizer/partition.h"
+#include "optimizer/quantized_linear.h"
 #include "optimizer/simplify.h"
 
 namespace thunderc::opt {
@@ -33,6 +34,8 @@ constexpr PassEntry kPasses[] = {
     {"layout", &createLayoutPass},
     {"partition", &createPartitionPass},
     {"plan-memory", &createPlanMemoryPass},
+    {"quantize-weights", &createQuantizeWeightsPass},
+    {"quantized-linear", &createQuantizedLinearPass},
     {"simplify", &createSimplifyPass},
 };
 

@@ -15,12 +15,18 @@ std::vector<std::string> defaultPipeline(int level) {
   // 1. One op set for both IR levels: core ATen's addmm(b, x, permute(w)) becomes linear,
   //    adaptive_avg_pool2d to 1x1 becomes mean, ... so training and core exports compile alike.
   passes.push_back("canonicalize");
+  //    Linears on a weight dequantized from int8 (torchao, PT2E) become linear_wq, before
+  //    fold-constants would turn the dequantized weight into a float constant.
+  passes.push_back("quantized-linear");
   // 2. Inference batch_norm after conv2d disappears into the conv's weight and bias (the new
   //    weights are computed by the next pass, from the weights' data).
   passes.push_back("fold-batchnorm");
   // 3. Nodes whose operands are all weights or constants are computed at compile time and
   //    written to weights.bin (folded BN weights, transposed weights, ...).
   passes.push_back("fold-constants");
+  //    With --quantize-weights, float linear weights become int8 or int4 linear_wq; 4-bit
+  //    valued int8 weights are packed two per byte.
+  passes.push_back("quantize-weights");
   // 4. x*1, x+0, identity casts/copies/reshapes, double permutes, expand feeding a broadcast.
   passes.push_back("simplify");
   // 5. Duplicates merge, then anything left unused goes.

@@ -68,4 +68,22 @@ bool rewriteToFixedPoint(ir::Graph &graph, PassContext &context, std::string_vie
   return changed;
 }
 
+ir::Value *skipNoOps(ir::Value *value) {
+  while (value->producer() != nullptr && isNoOp(*value->producer()))
+    value = value->producer()->operand(0);
+  return value;
+}
+
+ir::Node *soleProducer(const ir::Graph &graph, ir::Value *value, ir::OpKind op) {
+  while (hasSoleUse(graph, value) && value->producer() != nullptr) {
+    ir::Node *producer = value->producer();
+    if (producer->op() == op)
+      return producer;
+    if (!isNoOp(*producer))
+      return nullptr;
+    value = producer->operand(0);
+  }
+  return nullptr;
+}
+
 } // namespace thunderc::opt

@@ -27,6 +27,13 @@ bool isNoOp(const ir::Node &node);
 /// True if exactly one node reads `value` and it is not a graph output.
 bool hasSoleUse(const ir::Graph &graph, const ir::Value *value);
 
+/// `value` with no-ops skipped (shared values allowed).
+ir::Value *skipNoOps(ir::Value *value);
+
+/// The producer of `value` after skipping no-ops, if it is `op` and every value on the way
+/// (including the producer's result) is read only by the next node of the chain.
+ir::Node *soleProducer(const ir::Graph &graph, ir::Value *value, ir::OpKind op);
+
 /// Rule-based rewriting to a fixed point: sweeps the nodes in order (over a snapshot, so nodes
 /// a rule creates are seen on the next sweep) calling `rule` on each, until a sweep fires
 /// nothing. `rule` returns the name of the rewrite it made, or nullopt; each firing counts in

@@ -9,6 +9,8 @@
 //                          embedding, index_select, gather, pad, scatter
 //   tc_kernels_linalg.h    gemm (BLAS or loops), conv2d (im2col + gemm), conv_transpose2d
 //                          (gemm + col2im)
+//   tc_kernels_quant.h     linear_wq (int8 / packed int4 weights; AVX-512, AVX2 or scalar
+//                          GEMV by the CPU, dequantized blocks + gemm for many rows)
 //   tc_kernels_pool.h      max_pool2d, avg_pool2d, adaptive_avg_pool2d, upsample
 //   tc_kernels_reduce.h    reduce (sum/mean/amax/amin/prod), reduce_any, variance, argmax,
 //                          cumsum
@@ -22,6 +24,7 @@
 #include "tc_kernels_nn.h"
 #include "tc_parallel.h"
 #include "tc_kernels_pool.h"
+#include "tc_kernels_quant.h"
 #include "tc_kernels_reduce.h"
 #include "tc_kernels_shape.h"
 #include "tc_kernels_sort.h"

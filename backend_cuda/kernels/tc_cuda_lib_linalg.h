@@ -119,6 +119,53 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+/// tc::linear_wq on the GPU: one warp per output element (row r, feature j). The lanes stride
+/// over the weight row's bytes (one int8 element, or a packed int4 byte = elements 32b + l and
+/// 32b + 16 + l), dequantize in registers as (q - z) * s and sum x * w in float; a shuffle
+/// reduction gives the dot product, lane 0 adds the bias.
+template <typename T, typename Q, typename S>
+__global__ void __launch_bounds__(kThreads)
+    linear_wq_kernel(int64_t rows, int64_t n, int64_t k, int64_t groups,
+                     const T *__restrict__ x, const Q *__restrict__ q,
+                     const S *__restrict__ scales, const S *__restrict__ zeros,
+                     const T *__restrict__ bias, T *__restrict__ out) {
+  constexpr bool kPacked = std::is_same<Q, uint8_t>::value;
+  const int lane = static_cast<int>(tc::cuda::global_thread() % 32);
+  const int64_t group_size = k / groups;
+  const int64_t bytes = kPacked ? k / 2 : k;
+  for (int64_t warp = tc::cuda::global_thread() / 32; warp < rows * n;
+       warp += tc::cuda::grid_threads() / 32) {
+    const int64_t r = warp / n;
+    const int64_t j = warp % n;
+    const T *xr = x + r * k;
+    const Q *row = q + j * bytes;
+    float sum = 0.f;
+    for (int64_t i = lane; i < bytes; i += 32) {
+      const int value = static_cast<int>(ldg(row + i));
+      if (kPacked) {
+        const int64_t p = (i / 16) * 32 + i % 16;
+        for (int half = 0; half < 2; ++half) {
+          const int64_t e = p + 16 * half;
+          const int64_t g = j * groups + e / group_size;
+          const float zero = zeros != nullptr ? tc::cast<float>(ldg(zeros + g)) : 0.f;
+          const float w = (static_cast<float>(((value >> (4 * half)) & 15) - 8) - zero) *
+                          tc::cast<float>(ldg(scales + g));
+          sum += tc::cast<float>(ldg(xr + e)) * w;
+        }
+      } else {
+        const int64_t g = j * groups + i / group_size;
+        const float zero = zeros != nullptr ? tc::cast<float>(ldg(zeros + g)) : 0.f;
+        const float w = (static_cast<float>(value) - zero) * tc::cast<float>(ldg(scales + g));
+        sum += tc::cast<float>(ldg(xr + i)) * w;
+      }
+    }
+    for (int mask = 16; mask > 0; mask /= 2)
+      sum += shuffle_xor(sum, mask);
+    if (lane == 0)
+      out[warp] = tc::cast<T>(sum + (bias != nullptr ? tc::cast<float>(ldg(bias + j)) : 0.f));
+  }
+}
+
 /// Row-major C = A B is column-major C^T = B^T A^T: cuBLAS's first operand is our B (n x k
 /// after its op), its second our A, and C^T has leading dimension n. alpha and beta are host
 /// scalars (the handle's default CUBLAS_POINTER_MODE_HOST). C may be float for f16/bf16 A
@@ -281,6 +328,20 @@ result grouped_gemm(const exec &ex, int64_t rows, int64_t k, int64_t n, int64_t 
   TC_LAUNCH(detail::blocks_for(rows * n), detail::kThreads, 0, ex.stream,
             detail::grouped_gemm_kernel<T, O>)
   (rows, k, n, groups, a, b, offsets, c);
+  return detail::launched();
+}
+
+/// tc::linear_wq: out [rows, n] = x [rows, k] W^T + bias for an int8 (Q = int8_t, [n, k]) or
+/// packed int4 (Q = uint8_t, [n, k / 2]) weight with scales (and zeros) [n, groups]; zeros and
+/// bias may be nullptr (detail::linear_wq_kernel).
+template <typename T, typename Q, typename S>
+result linear_wq(const exec &ex, int64_t rows, int64_t n, int64_t k, int64_t groups, const T *x,
+                 const Q *q, const S *scales, const S *zeros, const T *bias, T *out) {
+  if (rows <= 0 || n <= 0)
+    return result{};
+  TC_LAUNCH(detail::blocks_for(rows * n * 32), detail::kThreads, 0, ex.stream,
+            detail::linear_wq_kernel<T, Q, S>)
+  (rows, n, k, groups, x, q, scales, zeros, bias, out);
   return detail::launched();
 }
 

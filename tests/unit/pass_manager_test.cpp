@@ -102,7 +102,8 @@ TEST_CASE("pass registry lists every pass, sorted, and rejects unknown names") {
   std::vector<std::string> names = passNames();
   CHECK(names == std::vector<std::string>{"canonicalize", "cse", "dce", "fold-batchnorm",
                                           "fold-constants", "fuse", "layout", "partition",
-                                          "plan-memory", "simplify"});
+                                          "plan-memory", "quantize-weights", "quantized-linear",
+                                          "simplify"});
   CHECK(createPass("dce"));
   CHECK(createPass("cse")->name() == "cse");
   CHECK_FALSE(createPass("nope"));

@@ -228,6 +228,11 @@ std::vector<Example> examples() {
                   "f32[2,3,4,4]"});
   list.push_back(
       {OpKind::Linear, {"f32[?s0,784]", "f32[128,784]", "f32[128]"}, {}, {}, "f32[?s0,128]"});
+  list.push_back({OpKind::LinearWq,
+                  {"f32[?s0,64]", "u8[16,32]", "f32[16,2]", "f32[16,2]", "f32[16]"},
+                  attrs({{"bits", intAttr(4)}, {"has_zeros", true}}),
+                  {},
+                  "f32[?s0,16]"});
   list.push_back({OpKind::Matmul, {"f32[2,1,3,4]", "f32[5,4,6]"}, {}, {}, "f32[2,5,3,6]"});
   list.push_back({OpKind::Addmm,
                   {"f32[3]", "f32[2,4]", "f32[4,3]"},

@@ -1,0 +1,392 @@
+// Weight-only quantized linear layers (ir/ops.def linear_wq): out = x W^T + bias with
+// W[n, p] = (q[n, p] - zeros[n, g]) * scales[n, g], q int8 [N, K] or packed int4 [N, K/2]
+// (32-element blocks: byte j holds element j in its low nibble and element 16 + j in its high
+// nibble, each + 8). The weight stays quantized in memory; it is widened in registers.
+//
+// Few rows (decode, <= kGemvRows): a GEMV that reads each weight byte once per 4 rows of x,
+// converts it to float, subtracts the zero point (exact: small integers) and accumulates
+// x * (q - z) per group, scaling each group's sum once. Explicit AVX-512 (F, BW, VL) and AVX2
+// (+ FMA) kernels are chosen at run time by the CPU (tc::quant::best_isa), whatever the
+// compiler flags; the scalar loop runs elsewhere (and for int4 groups that are not a multiple
+// of 32). Many rows (prefill): blocks of 256 output features are dequantized to float and
+// multiplied with tc::gemm (CBLAS when the bundle has it).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "tc_kernels_linalg.h"
+#include "tc_math.h"
+#include "tc_parallel.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) &&  \
+    !defined(__CUDACC__)
+#define TC_QUANT_X86 1
+#include <immintrin.h>
+#define TC_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,fma")))
+#define TC_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#else
+#define TC_QUANT_X86 0
+#endif
+
+namespace tc {
+namespace quant {
+
+/// The instruction sets the GEMV has kernels for.
+enum class Isa { scalar = 0, avx2 = 1, avx512 = 2 };
+
+inline const char *isa_name(Isa isa) {
+  return isa == Isa::avx512 ? "avx512" : isa == Isa::avx2 ? "avx2" : "scalar";
+}
+
+/// Whether this CPU runs `isa`'s kernel.
+inline bool isa_available(Isa isa) {
+#if TC_QUANT_X86
+  if (isa == Isa::avx512)
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
+  if (isa == Isa::avx2)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return true;
+#else
+  return isa == Isa::scalar;
+#endif
+}
+
+/// The widest available instruction set, detected once.
+inline Isa best_isa() {
+  static const Isa best = isa_available(Isa::avx512) ? Isa::avx512
+                          : isa_available(Isa::avx2) ? Isa::avx2
+                                                     : Isa::scalar;
+  return best;
+}
+
+/// A quantized weight in float terms: exactly one of q8 / q4 is set.
+struct Weight {
+  const int8_t *q8 = nullptr;  ///< [n, k]
+  const uint8_t *q4 = nullptr; ///< [n, k / 2], the packed layout above
+  int64_t k = 0;
+  int64_t groups = 1;
+  int64_t group_size = 0;         ///< k / groups
+  const float *scales = nullptr;  ///< [n, groups]
+  const float *zeros = nullptr;   ///< [n, groups] or nullptr
+
+  /// Element p of row n as stored (the int4 value -8..7, or the int8 value).
+  float value(int64_t n, int64_t p) const {
+    if (q8 != nullptr)
+      return static_cast<float>(q8[n * k + p]);
+    const uint8_t byte = q4[n * (k / 2) + (p / 32) * 16 + (p % 16)];
+    return static_cast<float>(((p % 32) < 16 ? byte & 15 : byte >> 4) - 8);
+  }
+  float zero(int64_t n, int64_t g) const { return zeros != nullptr ? zeros[n * groups + g] : 0.f; }
+  float scale(int64_t n, int64_t g) const { return scales[n * groups + g]; }
+};
+
+/// Rows kGemvRows at a time share each weight load in the GEMV.
+constexpr int64_t kGemvRows = 4;
+
+/// out[r * ldo + n] = sum_p x[r * k + p] * W[n, p] for r < m (<= kGemvRows), n in [n0, n1).
+inline void gemv_scalar(const Weight &w, int64_t m, const float *x, int64_t n0, int64_t n1,
+                        float *out, int64_t ldo) {
+  for (int64_t n = n0; n < n1; ++n) {
+    float total[kGemvRows] = {};
+    for (int64_t g = 0; g < w.groups; ++g) {
+      const float z = w.zero(n, g);
+      float acc[kGemvRows] = {};
+      for (int64_t p = g * w.group_size; p < (g + 1) * w.group_size; ++p) {
+        const float weight = w.value(n, p) - z;
+        for (int64_t r = 0; r < m; ++r)
+          acc[r] += x[r * w.k + p] * weight;
+      }
+      for (int64_t r = 0; r < m; ++r)
+        total[r] += acc[r] * w.scale(n, g);
+    }
+    for (int64_t r = 0; r < m; ++r)
+      out[r * ldo + n] = total[r];
+  }
+}
+
+#if TC_QUANT_X86
+namespace detail {
+
+/// The sum of the 16 lanes (through memory: GCC 12's _mm512_reduce_add_ps trips
+/// -Wmaybe-uninitialized inside its own header).
+TC_TARGET_AVX512 inline float hsum512(__m512 v) {
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, v);
+  float sum = 0.f;
+  for (float lane : lanes)
+    sum += lane;
+  return sum;
+}
+
+// 16 bytes widened to 16 floats. The all-ones maskz forms: GCC 12's unmasked
+// _mm512_cvtepi8_epi32 / _mm512_cvtepi32_ps read _mm512_undefined_*() and trip
+// -Wmaybe-uninitialized (an error in -Werror builds); the instructions are the same.
+TC_TARGET_AVX512 inline __m512 widen_i8(__m128i bytes) {
+  return _mm512_maskz_cvtepi32_ps(0xFFFF, _mm512_maskz_cvtepi8_epi32(0xFFFF, bytes));
+}
+TC_TARGET_AVX512 inline __m512 widen_u8(__m128i bytes) {
+  return _mm512_maskz_cvtepi32_ps(0xFFFF, _mm512_maskz_cvtepu8_epi32(0xFFFF, bytes));
+}
+
+template <int M>
+TC_TARGET_AVX512 void gemv_avx512(const Weight &w, const float *x, int64_t n0, int64_t n1,
+                                  float *out, int64_t ldo) {
+  const int64_t k = w.k, gs = w.group_size;
+  const __m128i low_nibbles = _mm_set1_epi8(0x0F);
+  for (int64_t n = n0; n < n1; ++n) {
+    __m512 total[M];
+    for (int r = 0; r < M; ++r)
+      total[r] = _mm512_setzero_ps();
+    for (int64_t g = 0; g < w.groups; ++g) {
+      const int64_t p0 = g * gs;
+      const __m512 z = _mm512_set1_ps(w.zero(n, g) + (w.q4 != nullptr ? 8.f : 0.f));
+      __m512 acc[M];
+      for (int r = 0; r < M; ++r)
+        acc[r] = _mm512_setzero_ps();
+      if (w.q4 != nullptr) {
+        const uint8_t *row = w.q4 + n * (k / 2) + p0 / 2;
+        for (int64_t p = 0; p < gs; p += 32) {
+          const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + p / 2));
+          const __m128i lo = _mm_and_si128(bytes, low_nibbles);
+          const __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), low_nibbles);
+          const __m512 wl = _mm512_sub_ps(widen_u8(lo), z);
+          const __m512 wh = _mm512_sub_ps(widen_u8(hi), z);
+          for (int r = 0; r < M; ++r) {
+            const float *xr = x + r * k + p0 + p;
+            acc[r] = _mm512_fmadd_ps(_mm512_loadu_ps(xr), wl, acc[r]);
+            acc[r] = _mm512_fmadd_ps(_mm512_loadu_ps(xr + 16), wh, acc[r]);
+          }
+        }
+      } else {
+        const int8_t *row = w.q8 + n * k + p0;
+        int64_t p = 0;
+        for (; p + 16 <= gs; p += 16) {
+          const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + p));
+          const __m512 wv = _mm512_sub_ps(widen_i8(bytes), z);
+          for (int r = 0; r < M; ++r)
+            acc[r] = _mm512_fmadd_ps(_mm512_loadu_ps(x + r * k + p0 + p), wv, acc[r]);
+        }
+        if (p < gs) {
+          const __mmask16 mask = static_cast<__mmask16>((1u << (gs - p)) - 1u);
+          const __m128i bytes = _mm_maskz_loadu_epi8(mask, row + p);
+          const __m512 wv =
+              _mm512_maskz_sub_ps(mask, widen_i8(bytes), z);
+          for (int r = 0; r < M; ++r)
+            acc[r] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, x + r * k + p0 + p), wv, acc[r]);
+        }
+      }
+      const __m512 s = _mm512_set1_ps(w.scale(n, g));
+      for (int r = 0; r < M; ++r)
+        total[r] = _mm512_fmadd_ps(acc[r], s, total[r]);
+    }
+    for (int r = 0; r < M; ++r)
+      out[r * ldo + n] = hsum512(total[r]);
+  }
+}
+
+TC_TARGET_AVX2 inline float hsum256(__m256 v) {
+  __m128 sum = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  sum = _mm_add_ps(sum, _mm_movehl_ps(sum, sum));
+  sum = _mm_add_ss(sum, _mm_movehdup_ps(sum));
+  return _mm_cvtss_f32(sum);
+}
+
+template <int M>
+TC_TARGET_AVX2 void gemv_avx2(const Weight &w, const float *x, int64_t n0, int64_t n1,
+                              float *out, int64_t ldo) {
+  const int64_t k = w.k, gs = w.group_size;
+  const __m128i low_nibbles = _mm_set1_epi8(0x0F);
+  for (int64_t n = n0; n < n1; ++n) {
+    __m256 total[M];
+    float tail_total[M];
+    for (int r = 0; r < M; ++r) {
+      total[r] = _mm256_setzero_ps();
+      tail_total[r] = 0.f;
+    }
+    for (int64_t g = 0; g < w.groups; ++g) {
+      const int64_t p0 = g * gs;
+      const float zf = w.zero(n, g) + (w.q4 != nullptr ? 8.f : 0.f);
+      const __m256 z = _mm256_set1_ps(zf);
+      __m256 acc[M];
+      float tail[M];
+      for (int r = 0; r < M; ++r) {
+        acc[r] = _mm256_setzero_ps();
+        tail[r] = 0.f;
+      }
+      if (w.q4 != nullptr) {
+        const uint8_t *row = w.q4 + n * (k / 2) + p0 / 2;
+        for (int64_t p = 0; p < gs; p += 32) {
+          const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + p / 2));
+          const __m128i lo = _mm_and_si128(bytes, low_nibbles);
+          const __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), low_nibbles);
+          const __m128i parts[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
+          for (int part = 0; part < 4; ++part) {
+            const __m256 wv =
+                _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(parts[part])), z);
+            for (int r = 0; r < M; ++r)
+              acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(x + r * k + p0 + p + 8 * part), wv,
+                                       acc[r]);
+          }
+        }
+      } else {
+        const int8_t *row = w.q8 + n * k + p0;
+        int64_t p = 0;
+        for (; p + 8 <= gs; p += 8) {
+          const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(row + p));
+          const __m256 wv = _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(bytes)), z);
+          for (int r = 0; r < M; ++r)
+            acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(x + r * k + p0 + p), wv, acc[r]);
+        }
+        for (; p < gs; ++p) {
+          const float weight = static_cast<float>(row[p]) - zf;
+          for (int r = 0; r < M; ++r)
+            tail[r] += x[r * k + p0 + p] * weight;
+        }
+      }
+      const float scale = w.scale(n, g);
+      const __m256 s = _mm256_set1_ps(scale);
+      for (int r = 0; r < M; ++r) {
+        total[r] = _mm256_fmadd_ps(acc[r], s, total[r]);
+        tail_total[r] += tail[r] * scale;
+      }
+    }
+    for (int r = 0; r < M; ++r)
+      out[r * ldo + n] = hsum256(total[r]) + tail_total[r];
+  }
+}
+
+} // namespace detail
+#endif
+
+/// The GEMV on `isa` (which must be available): m <= kGemvRows rows of x, features [n0, n1).
+inline void gemv(Isa isa, const Weight &w, int64_t m, const float *x, int64_t n0, int64_t n1,
+                 float *out, int64_t ldo) {
+#if TC_QUANT_X86
+  const bool vectorizable = w.q4 == nullptr || w.group_size % 32 == 0;
+  if (vectorizable && isa == Isa::avx512) {
+    switch (m) {
+    case 1: return detail::gemv_avx512<1>(w, x, n0, n1, out, ldo);
+    case 2: return detail::gemv_avx512<2>(w, x, n0, n1, out, ldo);
+    case 3: return detail::gemv_avx512<3>(w, x, n0, n1, out, ldo);
+    case 4: return detail::gemv_avx512<4>(w, x, n0, n1, out, ldo);
+    default: break;
+    }
+  }
+  if (vectorizable && isa == Isa::avx2) {
+    switch (m) {
+    case 1: return detail::gemv_avx2<1>(w, x, n0, n1, out, ldo);
+    case 2: return detail::gemv_avx2<2>(w, x, n0, n1, out, ldo);
+    case 3: return detail::gemv_avx2<3>(w, x, n0, n1, out, ldo);
+    case 4: return detail::gemv_avx2<4>(w, x, n0, n1, out, ldo);
+    default: break;
+    }
+  }
+#else
+  (void)isa;
+#endif
+  gemv_scalar(w, m, x, n0, n1, out, ldo);
+}
+
+/// W's rows [n0, n1) dequantized into dst [(n1 - n0), k] as PyTorch dequantizes:
+/// (q - z) * s rounded to float.
+inline void dequantize_rows(const Weight &w, int64_t n0, int64_t n1, float *dst) {
+  for (int64_t n = n0; n < n1; ++n) {
+    float *row = dst + (n - n0) * w.k;
+    for (int64_t g = 0; g < w.groups; ++g) {
+      const float z = w.zero(n, g), s = w.scale(n, g);
+      for (int64_t p = g * w.group_size; p < (g + 1) * w.group_size; ++p)
+        row[p] = (w.value(n, p) - z) * s;
+    }
+  }
+}
+
+/// Rows of x above which linear_wq dequantizes blocks of W and calls gemm.
+constexpr int64_t kGemvMaxRows = 16;
+
+/// out [rows, n] = x [rows, k] W^T + bias, on `isa` (tests pick one; linear_wq the best).
+inline void linear_wq_float(Isa isa, int64_t rows, int64_t n, const float *x, const Weight &w,
+                            float *out) {
+  if (rows <= 0 || n <= 0)
+    return;
+  if (rows <= kGemvMaxRows) {
+    tc::parallel_for(n, 32, [&](int64_t begin, int64_t end) {
+      for (int64_t r = 0; r < rows; r += kGemvRows) {
+        const int64_t m = rows - r < kGemvRows ? rows - r : kGemvRows;
+        gemv(isa, w, m, x + r * w.k, begin, end, out + r * n, n);
+      }
+    });
+    return;
+  }
+  constexpr int64_t kBlock = 256;
+  const int64_t block = n < kBlock ? n : kBlock;
+  std::vector<float> weights(static_cast<size_t>(block * w.k));
+  std::vector<float> product(static_cast<size_t>(rows * block));
+  for (int64_t n0 = 0; n0 < n; n0 += block) {
+    const int64_t width = n - n0 < block ? n - n0 : block;
+    tc::parallel_for(width, 8, [&](int64_t begin, int64_t end) {
+      dequantize_rows(w, n0 + begin, n0 + end, weights.data() + begin * w.k);
+    });
+    gemm<float>(1, rows, width, w.k, x, 0, false, weights.data(), 0, true, 1.0, 0.0,
+                product.data());
+    for (int64_t r = 0; r < rows; ++r)
+      std::memcpy(out + r * n + n0, product.data() + r * width,
+                  static_cast<size_t>(width) * sizeof(float));
+  }
+}
+
+} // namespace quant
+
+/// linear_wq(x [rows, k], q, scales [n, groups], zeros? [n, groups], bias? [n]) -> out
+/// [rows, n]: Q = int8_t for an int8 weight [n, k], uint8_t for packed int4 [n, k / 2].
+/// zeros and bias may be nullptr. T and S are any floating types; the work is in float.
+template <typename T, typename Q, typename S>
+void linear_wq(int64_t rows, int64_t n, int64_t k, int64_t groups, const T *x, const Q *q,
+               const S *scales, const S *zeros, const T *bias, T *out) {
+  static_assert(std::is_same<Q, int8_t>::value || std::is_same<Q, uint8_t>::value,
+                "linear_wq weights are int8_t or packed uint8_t");
+  auto as_float = [](const auto *values, int64_t count, std::vector<float> &storage) {
+    using V = typename std::remove_cv<
+        typename std::remove_pointer<decltype(values)>::type>::type;
+    if constexpr (std::is_same<V, float>::value) {
+      return values;
+    } else {
+      storage.resize(static_cast<size_t>(count));
+      for (int64_t i = 0; i < count; ++i)
+        storage[static_cast<size_t>(i)] = cast<float>(values[i]);
+      return static_cast<const float *>(storage.data());
+    }
+  };
+  std::vector<float> scale_storage, zero_storage, x_storage, out_storage;
+  quant::Weight w;
+  if constexpr (std::is_same<Q, int8_t>::value)
+    w.q8 = q;
+  else
+    w.q4 = q;
+  w.k = k;
+  w.groups = groups;
+  w.group_size = groups > 0 ? k / groups : 0;
+  w.scales = as_float(scales, n * groups, scale_storage);
+  w.zeros = zeros != nullptr ? as_float(zeros, n * groups, zero_storage) : nullptr;
+  const float *xf = as_float(x, rows * k, x_storage);
+  float *of = nullptr;
+  if constexpr (std::is_same<T, float>::value) {
+    of = out;
+  } else {
+    out_storage.resize(static_cast<size_t>(rows * n));
+    of = out_storage.data();
+  }
+  quant::linear_wq_float(quant::best_isa(), rows, n, xf, w, of);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < n; ++j) {
+      float value = of[r * n + j];
+      if (bias != nullptr)
+        value += cast<float>(bias[j]);
+      out[r * n + j] = cast<T>(value);
+    }
+}
+
+} // namespace tc
