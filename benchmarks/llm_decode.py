@@ -57,7 +57,9 @@ def torch_decode(module, prompt, new_tokens):
     return (prefilled - start) * 1e3, (new_tokens - 1) / (done - prefilled), tokens
 
 
-def bundle_decode(args, wrapper, prompt):
+def bundle_decode(args, wrapper, prompt, quantize=None):
+    """(prefill ms, decode tokens/s, tokens) of the bundle; `quantize` ("int8", "int4") adds
+    thunderc --quantize-weights."""
     os.makedirs(args.out, exist_ok=True)
     pt2 = os.path.join(args.out, "llama.pt2")
     seq = torch.export.Dim("seq", min=1, max=args.cache - 1)
@@ -66,9 +68,11 @@ def bundle_decode(args, wrapper, prompt):
                              dynamic_shapes={"input_ids": {1: seq}, "cache_position": {0: seq}},
                              strict=False)
     torch.export.save(program, pt2)
-    bundle = os.path.join(args.out, "bundle")
-    build = os.path.join(args.out, "build")
-    subprocess.run([THUNDERC, pt2, "-o", bundle, "--name", "llm"], check=True)
+    suffix = "_" + quantize if quantize else ""
+    bundle = os.path.join(args.out, "bundle" + suffix)
+    build = os.path.join(args.out, "build" + suffix)
+    flags = ["--quantize-weights", quantize] if quantize else []
+    subprocess.run([THUNDERC, pt2, "-o", bundle, "--name", "llm"] + flags, check=True)
     subprocess.run(["cmake", "-S", os.path.join(ROOT, "examples", "generate"), "-B", build,
                     "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DTHUNDERC_BUNDLE=" + bundle],
                    check=True, capture_output=True)
@@ -97,6 +101,9 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "llm_bench"))
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    parser.add_argument("--quantize", default="int8,int4",
+                        help="also run bundles with these --quantize-weights widths "
+                             "(comma-separated; empty for none)")
     args = parser.parse_args()
     args.cache = args.prompt + args.new_tokens + 1
     torch.set_num_threads(args.threads)
@@ -105,21 +112,29 @@ def main():
     rows = []
     wrapper = build_model(args)
     rows.append(("thunderc bundle", *bundle_decode(args, build_model(args), prompt)))
+    for width in filter(None, args.quantize.split(",")):
+        rows.append((f"thunderc bundle, {width} weights",
+                     *bundle_decode(args, build_model(args), prompt, width)))
     torch_decode(build_model(args).model, prompt, 4)  # warm-up of eager's kernels
     rows.append(("PyTorch eager", *torch_decode(wrapper.model, prompt, args.new_tokens)))
     if not args.no_compile:
         compiled = torch.compile(build_model(args).model)
         torch_decode(compiled, prompt, 4)  # compiles prefill and decode shapes
         rows.append(("torch.compile", *torch_decode(compiled, prompt, args.new_tokens)))
-    eager_speed = rows[1][2]
+    eager = next(row for row in rows if row[0] == "PyTorch eager")
+    fp32_bundle = rows[0]
     print(f"Llama-shaped: hidden {args.hidden}, {args.layers} layers, {args.heads} heads "
           f"({args.kv_heads} KV), vocab {args.vocab}, prompt {args.prompt}, "
           f"{args.new_tokens} new tokens, {args.threads} threads, fp32\n")
-    print("| runtime | prefill (ms) | decode (tokens/s) | vs eager | same tokens as eager |")
-    print("|---|---|---|---|---|")
+    print("| runtime | prefill (ms) | decode (tokens/s) | vs eager | vs fp32 bundle | "
+          "same tokens as eager |")
+    print("|---|---|---|---|---|---|")
     for name, prefill, speed, tokens in rows:
-        print(f"| {name} | {prefill:.1f} | {speed:.1f} | {speed / eager_speed:.2f}x | "
-              f"{'yes' if tokens == rows[1][3] else 'no'} |")
+        # Quantized weights change the logits, so their tokens may part from eager's.
+        same = sum(a == b for a, b in zip(tokens, eager[3]))
+        print(f"| {name} | {prefill:.1f} | {speed:.1f} | {speed / eager[2]:.2f}x | "
+              f"{speed / fp32_bundle[2]:.2f}x | "
+              f"{'yes' if tokens == eager[3] else f'{same}/{len(tokens)}'} |")
 
 
 if __name__ == "__main__":

@@ -133,6 +133,7 @@ Status optimizeProgram(LoadedProgram &program, const std::vector<std::string> &p
   if (passes.empty())
     return Status::success();
   opt::PassContext context;
+  context.quantizeWeightBits = options.quantizeWeightBits;
   if (program.imported.weights)
     context.weights = [&program](const ir::Value &input) -> Expected<ir::TensorView> {
       return program.imported.weights->tensor(input.weightName());

@@ -3,6 +3,8 @@
 #include <iostream>
 #include <string>
 
+#include <algorithm>
+
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
@@ -95,6 +97,11 @@ int run(int argc, char **argv) {
       ("triton", "also write a Triton Inference Server model (cpu target): triton/config.pbtxt "
                  "and the targets that build the model library and its model repository "
                  "(cmake --build B --target NAME_triton_repository; docs/TRITON.md)")
+      ("quantize-weights", "store the weights of float linear layers quantized, weight-only: "
+                           "int8 (symmetric, one scale per output feature) or int4 "
+                           "(symmetric, one scale per 32 inputs, two weights per byte); "
+                           "activations stay float (docs/LLM.md)",
+       cxxopts::value<std::string>()->default_value(""))
       ("triton-max-batch", "with --triton: the largest batch of a model whose first dim is "
                            "its batch (default 64, at most the dim's exported upper bound)",
        cxxopts::value<int64_t>()->default_value("64"))
@@ -193,6 +200,9 @@ int run(int argc, char **argv) {
       args["triton-max-batch"].as<int64_t>() > (int64_t{1} << 20))
     return usage("--triton-max-batch takes 1 to 1048576, not " +
                  std::to_string(args["triton-max-batch"].as<int64_t>()));
+  std::string quantize = args["quantize-weights"].as<std::string>();
+  if (!quantize.empty() && quantize != "int8" && quantize != "int4")
+    return usage("unknown --quantize-weights value '" + quantize + "' (expected int8 or int4)");
   if (emit != "ir" && emit != "report" && emit != "report-json" && emit != "dot" &&
       emit != "cuda")
     return usage("unknown --emit value '" + emit + "'");
@@ -230,6 +240,12 @@ int run(int argc, char **argv) {
     if (level < 0 || level > 2)
       return usage("-O takes 0, 1 or 2, not " + std::to_string(level));
     passes = opt::defaultPipeline(level);
+  }
+  if (!quantize.empty()) {
+    if (std::find(passes.begin(), passes.end(), "quantize-weights") == passes.end())
+      return usage("--quantize-weights needs the quantize-weights pass (-O1 or -O2, or "
+                   "--passes listing it)");
+    passOptions.quantizeWeightBits = quantize == "int8" ? 8 : 4;
   }
   Status optimized = optimizeProgram(*program, passes, passOptions);
   if (!optimized.ok())

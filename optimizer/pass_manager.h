@@ -21,6 +21,8 @@ struct PassManagerOptions {
   std::string printIrAfter;
   /// Print a timing table for the passes, and the statistics, when the run finishes.
   bool timePasses = false;
+  /// --quantize-weights: 8 or 4 (PassContext::quantizeWeightBits), 0 for none.
+  int quantizeWeightBits = 0;
   /// Where --print-ir-after and --time-passes write; nullptr means std::cerr.
   std::ostream *diagnostics = nullptr;
 };

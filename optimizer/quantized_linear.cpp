@@ -45,10 +45,13 @@ bool isReshapeLike(OpKind op) {
          op == OpKind::Copy;
 }
 
-/// The weight input under `value` when only views and casts lie between; else nullptr.
+/// The weight input (or operand-less full: a per-tensor constant) under `value` when only
+/// views and casts lie between; else nullptr.
 const Value *weightRoot(const Value *value) {
   while (!value->isGraphInput()) {
     const Node *producer = value->producer();
+    if (producer->op() == OpKind::Full && producer->numOperands() == 0)
+      return value;
     if (!isReshapeLike(producer->op()) && producer->op() != OpKind::Cast)
       return nullptr;
     value = producer->operand(0);
@@ -160,6 +163,21 @@ public:
   }
 
 private:
+  /// `value` as [N, G]: reshaped, or (one value: per-tensor) broadcast.
+  Value *perGroup(Node *before, Value *value, int64_t n, int64_t groups) {
+    std::optional<std::vector<int64_t>> dims = staticShape(value);
+    int64_t numel = 1;
+    for (int64_t dim : dims.value_or(std::vector<int64_t>{}))
+      numel *= dim;
+    if (!dims || numel != 1 || n * groups == 1)
+      return reshape(before, value, {n, groups});
+    Value *single = reshape(before, value, {1, 1});
+    ir::TensorType type{value->type().dtype, {ir::Dim(n), ir::Dim(groups)}};
+    ir::AttrMap attrs;
+    attrs.set("shape", ir::makeDimsAttr(type.shape));
+    return graph_.insertNodeBefore(before, OpKind::Expand, {single}, {type}, attrs)->result();
+  }
+
   Value *reshape(Node *before, Value *value, const std::vector<int64_t> &shape) {
     ir::TensorType type{value->type().dtype, {}};
     for (int64_t dim : shape)
@@ -186,9 +204,9 @@ private:
                Value *bias) {
     DType scaleType = match.scale != nullptr ? match.scale->type().dtype : DType::F32;
     std::vector<Value *> operands{x, reshape(root, match.q, {n, k}),
-                                  reshape(root, match.scale, {n, groups})};
+                                  perGroup(root, match.scale, n, groups)};
     if (match.zero != nullptr)
-      operands.push_back(cast(root, reshape(root, match.zero, {n, groups}), scaleType));
+      operands.push_back(cast(root, perGroup(root, match.zero, n, groups), scaleType));
     if (bias != nullptr)
       operands.push_back(bias);
     ir::AttrMap attrs;
@@ -212,9 +230,12 @@ private:
   }
 
   /// `param` (a scale or zero point) broadcasts along K only: [N, 1] for a [N, K] weight,
-  /// [N, G, 1] for [N, G, K/G].
+  /// [N, G, 1] for [N, G, K/G]; or holds one value (per tensor: [], [1], [1, 1], ...).
   static bool broadcastsAlongK(const Value *param, const std::vector<int64_t> &weight) {
     std::optional<std::vector<int64_t>> shape = staticShape(param);
+    if (shape && shape->size() <= weight.size() &&
+        std::all_of(shape->begin(), shape->end(), [](int64_t dim) { return dim == 1; }))
+      return true;
     if (!shape || shape->size() != weight.size() || shape->back() != 1)
       return false;
     for (size_t d = 0; d + 1 < weight.size(); ++d)

@@ -12,7 +12,8 @@ namespace thunderc::opt {
 /// "quantized-linear": rewrites a linear whose weight is dequantized from an integer weight
 /// in the graph into linear_wq. Needs no weight data (works on text IR). Patterns, where q is
 /// an i8 weight input (possibly through views and casts to wider integers), s and z weight
-/// inputs (through views and casts) of shape [N, 1] (per channel) or [N, G, 1] (per group):
+/// inputs (through views and casts) of shape [N, 1] (per channel), [N, G, 1] (per group) or
+/// holding one value (per tensor, broadcast to [N, 1] by an expand):
 ///   linear(x, (cast(q) - z) * s, b?)  and  linear(x, cast(q - z) * s, b?)
 ///   linear(x, cast(q) * s, b?)                        (symmetric, no zero point)
 ///   linear(x, reshape((cast(q3) - z3) * s3, [N, K]), b?)   q3 = q viewed as [N, G, K/G]

@@ -132,59 +132,133 @@ TC_TARGET_AVX512 inline __m512 widen_u8(__m128i bytes) {
   return _mm512_maskz_cvtepi32_ps(0xFFFF, _mm512_maskz_cvtepu8_epi32(0xFFFF, bytes));
 }
 
+/// One packed 32-element block: its low and high halves looked up in `table` (the nibble
+/// values minus 8 + zero) and multiplied into accumulators `first` and `second` of each row.
+template <int M, int U>
+TC_TARGET_AVX512 inline void q4_block(const uint8_t *bytes_at, const float *x, int64_t k,
+                                      __m512 table, __m512 (&acc)[M][U], int first,
+                                      int second) {
+  const __m128i low_nibbles = _mm_set1_epi8(0x0F);
+  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(bytes_at));
+  const __m128i lo = _mm_and_si128(bytes, low_nibbles);
+  const __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), low_nibbles);
+  // (maskz forms for GCC 12's -Wmaybe-uninitialized, as widen_i8 says)
+  const __m512 wl =
+      _mm512_maskz_permutexvar_ps(0xFFFF, _mm512_maskz_cvtepu8_epi32(0xFFFF, lo), table);
+  const __m512 wh =
+      _mm512_maskz_permutexvar_ps(0xFFFF, _mm512_maskz_cvtepu8_epi32(0xFFFF, hi), table);
+  for (int r = 0; r < M; ++r) {
+    acc[r][first] = _mm512_fmadd_ps(_mm512_loadu_ps(x + r * k), wl, acc[r][first]);
+    acc[r][second] = _mm512_fmadd_ps(_mm512_loadu_ps(x + r * k + 16), wh, acc[r][second]);
+  }
+}
+
+/// The AVX-512 GEMV of an int8 weight for M rows. Each row keeps U = 4 / M (at least 1) independent
+/// accumulators, so that the FMAs of one row do not wait on each other's latency.
 template <int M>
 TC_TARGET_AVX512 void gemv_avx512(const Weight &w, const float *x, int64_t n0, int64_t n1,
                                   float *out, int64_t ldo) {
+  constexpr int U = M >= 4 ? 1 : 4 / M;
   const int64_t k = w.k, gs = w.group_size;
-  const __m128i low_nibbles = _mm_set1_epi8(0x0F);
   for (int64_t n = n0; n < n1; ++n) {
     __m512 total[M];
     for (int r = 0; r < M; ++r)
       total[r] = _mm512_setzero_ps();
     for (int64_t g = 0; g < w.groups; ++g) {
       const int64_t p0 = g * gs;
-      const __m512 z = _mm512_set1_ps(w.zero(n, g) + (w.q4 != nullptr ? 8.f : 0.f));
-      __m512 acc[M];
+      const __m512 z = _mm512_set1_ps(w.zero(n, g));
+      __m512 acc[M][U];
       for (int r = 0; r < M; ++r)
-        acc[r] = _mm512_setzero_ps();
-      if (w.q4 != nullptr) {
-        const uint8_t *row = w.q4 + n * (k / 2) + p0 / 2;
-        for (int64_t p = 0; p < gs; p += 32) {
-          const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + p / 2));
-          const __m128i lo = _mm_and_si128(bytes, low_nibbles);
-          const __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), low_nibbles);
-          const __m512 wl = _mm512_sub_ps(widen_u8(lo), z);
-          const __m512 wh = _mm512_sub_ps(widen_u8(hi), z);
-          for (int r = 0; r < M; ++r) {
-            const float *xr = x + r * k + p0 + p;
-            acc[r] = _mm512_fmadd_ps(_mm512_loadu_ps(xr), wl, acc[r]);
-            acc[r] = _mm512_fmadd_ps(_mm512_loadu_ps(xr + 16), wh, acc[r]);
+        for (int u = 0; u < U; ++u)
+          acc[r][u] = _mm512_setzero_ps();
+      const float *xg = x + p0;
+      {
+        const int8_t *row = w.q8 + n * k + p0;
+        const bool centered = w.zeros != nullptr;
+        int64_t p = 0;
+        for (; p + 16 * U <= gs; p += 16 * U) {
+          for (int u = 0; u < U; ++u) {
+            const __m128i bytes =
+                _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + p + 16 * u));
+            const __m512 wv = centered ? _mm512_sub_ps(widen_i8(bytes), z) : widen_i8(bytes);
+            for (int r = 0; r < M; ++r)
+              acc[r][u] =
+                  _mm512_fmadd_ps(_mm512_loadu_ps(xg + r * k + p + 16 * u), wv, acc[r][u]);
           }
         }
-      } else {
-        const int8_t *row = w.q8 + n * k + p0;
-        int64_t p = 0;
         for (; p + 16 <= gs; p += 16) {
           const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + p));
-          const __m512 wv = _mm512_sub_ps(widen_i8(bytes), z);
+          const __m512 wv = centered ? _mm512_sub_ps(widen_i8(bytes), z) : widen_i8(bytes);
           for (int r = 0; r < M; ++r)
-            acc[r] = _mm512_fmadd_ps(_mm512_loadu_ps(x + r * k + p0 + p), wv, acc[r]);
+            acc[r][0] = _mm512_fmadd_ps(_mm512_loadu_ps(xg + r * k + p), wv, acc[r][0]);
         }
         if (p < gs) {
           const __mmask16 mask = static_cast<__mmask16>((1u << (gs - p)) - 1u);
           const __m128i bytes = _mm_maskz_loadu_epi8(mask, row + p);
-          const __m512 wv =
-              _mm512_maskz_sub_ps(mask, widen_i8(bytes), z);
+          const __m512 wv = _mm512_maskz_sub_ps(mask, widen_i8(bytes), z);
           for (int r = 0; r < M; ++r)
-            acc[r] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, x + r * k + p0 + p), wv, acc[r]);
+            acc[r][0] =
+                _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, xg + r * k + p), wv, acc[r][0]);
         }
       }
       const __m512 s = _mm512_set1_ps(w.scale(n, g));
-      for (int r = 0; r < M; ++r)
-        total[r] = _mm512_fmadd_ps(acc[r], s, total[r]);
+      for (int r = 0; r < M; ++r) {
+        __m512 sum = acc[r][0];
+        for (int u = 1; u < U; ++u)
+          sum = _mm512_add_ps(sum, acc[r][u]);
+        total[r] = _mm512_fmadd_ps(sum, s, total[r]);
+      }
     }
     for (int r = 0; r < M; ++r)
       out[r * ldo + n] = hsum512(total[r]);
+  }
+}
+
+/// Group g of row n's 16 weights: (values - zero) * scale, values = -8..7.
+TC_TARGET_AVX512 inline __m512 group_table(const Weight &w, __m512 values, int64_t n, int64_t g) {
+  return _mm512_mul_ps(_mm512_sub_ps(values, _mm512_set1_ps(w.zero(n, g))),
+                       _mm512_set1_ps(w.scale(n, g)));
+}
+
+/// The AVX-512 GEMV of a packed int4 weight (groups a multiple of 32) for M rows. Each group's
+/// 16 possible weights, (nibble - 8 - zero) * scale rounded to float as PyTorch dequantizes,
+/// form a table that vpermps indexes by the nibbles, so no group needs its own reduction: the
+/// accumulators run along the whole row.
+template <int M>
+TC_TARGET_AVX512 void gemv_avx512_q4(const Weight &w, const float *x, int64_t n0, int64_t n1,
+                                     float *out, int64_t ldo) {
+  constexpr int U = M >= 4 ? 1 : 4 / M;
+  constexpr int B = U >= 4 ? 2 : 1; // blocks per step: block i's halves use 2i, 2i + 1 (mod U)
+  const int64_t k = w.k, blocks = k / 32, blocks_per_group = w.group_size / 32;
+  const __m512 counting = _mm512_setr_ps(-8.f, -7.f, -6.f, -5.f, -4.f, -3.f, -2.f, -1.f, 0.f, 1.f,
+                                         2.f, 3.f, 4.f, 5.f, 6.f, 7.f);
+  for (int64_t n = n0; n < n1; ++n) {
+    __m512 acc[M][U];
+    for (int r = 0; r < M; ++r)
+      for (int u = 0; u < U; ++u)
+        acc[r][u] = _mm512_setzero_ps();
+    const uint8_t *row = w.q4 + n * (k / 2);
+    int64_t group = -1;
+    __m512 table = _mm512_setzero_ps();
+    int64_t b = 0;
+    for (; b + B <= blocks; b += B)
+      for (int i = 0; i < B; ++i) {
+        if ((b + i) / blocks_per_group != group)
+          table = group_table(w, counting, n, group = (b + i) / blocks_per_group);
+        q4_block<M, U>(row + (b + i) * 16, x + (b + i) * 32, k, table, acc, (2 * i) % U,
+                       (2 * i + 1) % U);
+      }
+    for (; b < blocks; ++b) {
+      if (b / blocks_per_group != group)
+        table = group_table(w, counting, n, group = b / blocks_per_group);
+      q4_block<M, U>(row + b * 16, x + b * 32, k, table, acc, 0, 1 % U);
+    }
+    for (int r = 0; r < M; ++r) {
+      __m512 sum = acc[r][0];
+      for (int u = 1; u < U; ++u)
+        sum = _mm512_add_ps(sum, acc[r][u]);
+      out[r * ldo + n] = hsum512(sum);
+    }
   }
 }
 
@@ -269,10 +343,18 @@ inline void gemv(Isa isa, const Weight &w, int64_t m, const float *x, int64_t n0
   const bool vectorizable = w.q4 == nullptr || w.group_size % 32 == 0;
   if (vectorizable && isa == Isa::avx512) {
     switch (m) {
-    case 1: return detail::gemv_avx512<1>(w, x, n0, n1, out, ldo);
-    case 2: return detail::gemv_avx512<2>(w, x, n0, n1, out, ldo);
-    case 3: return detail::gemv_avx512<3>(w, x, n0, n1, out, ldo);
-    case 4: return detail::gemv_avx512<4>(w, x, n0, n1, out, ldo);
+    case 1:
+      return w.q4 != nullptr ? detail::gemv_avx512_q4<1>(w, x, n0, n1, out, ldo)
+                             : detail::gemv_avx512<1>(w, x, n0, n1, out, ldo);
+    case 2:
+      return w.q4 != nullptr ? detail::gemv_avx512_q4<2>(w, x, n0, n1, out, ldo)
+                             : detail::gemv_avx512<2>(w, x, n0, n1, out, ldo);
+    case 3:
+      return w.q4 != nullptr ? detail::gemv_avx512_q4<3>(w, x, n0, n1, out, ldo)
+                             : detail::gemv_avx512<3>(w, x, n0, n1, out, ldo);
+    case 4:
+      return w.q4 != nullptr ? detail::gemv_avx512_q4<4>(w, x, n0, n1, out, ldo)
+                             : detail::gemv_avx512<4>(w, x, n0, n1, out, ldo);
     default: break;
     }
   }
@@ -292,14 +374,34 @@ inline void gemv(Isa isa, const Weight &w, int64_t m, const float *x, int64_t n0
 }
 
 /// W's rows [n0, n1) dequantized into dst [(n1 - n0), k] as PyTorch dequantizes:
-/// (q - z) * s rounded to float.
+/// (q - z) * s rounded to float. Plain loops over contiguous runs, which the compiler
+/// vectorizes (tc::parallel_for's per-ISA clones).
 inline void dequantize_rows(const Weight &w, int64_t n0, int64_t n1, float *dst) {
+  const int64_t gs = w.group_size;
   for (int64_t n = n0; n < n1; ++n) {
     float *row = dst + (n - n0) * w.k;
     for (int64_t g = 0; g < w.groups; ++g) {
       const float z = w.zero(n, g), s = w.scale(n, g);
-      for (int64_t p = g * w.group_size; p < (g + 1) * w.group_size; ++p)
-        row[p] = (w.value(n, p) - z) * s;
+      float *out = row + g * gs;
+      if (w.q8 != nullptr) {
+        const int8_t *q = w.q8 + n * w.k + g * gs;
+        for (int64_t p = 0; p < gs; ++p)
+          out[p] = (static_cast<float>(q[p]) - z) * s;
+        continue;
+      }
+      if (gs % 32 != 0) { // groups that split a packed block
+        for (int64_t p = 0; p < gs; ++p)
+          out[p] = (w.value(n, g * gs + p) - z) * s;
+        continue;
+      }
+      const uint8_t *bytes = w.q4 + n * (w.k / 2) + g * gs / 2;
+      const float offset = 8.f + z;
+      for (int64_t b = 0; b < gs / 32; ++b)
+        for (int64_t lane = 0; lane < 16; ++lane) {
+          const uint8_t byte = bytes[b * 16 + lane];
+          out[b * 32 + lane] = (static_cast<float>(byte & 15) - offset) * s;
+          out[b * 32 + 16 + lane] = (static_cast<float>(byte >> 4) - offset) * s;
+        }
     }
   }
 }

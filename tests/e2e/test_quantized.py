@@ -157,6 +157,10 @@ def test_quantized_program(variant, level, tmp_path):
     output = tmp_path / "interpreted.npy"
     run([THUNDERC, str(path), "--interpret", "--inputs", str(inputs), "--outputs", str(output)])
     _check(np.load(output), expected, f"{variant} {level} interpreter")
+    # The int8/int4 weights stay quantized (linear_wq reads them), not folded to float.
+    ir = run([THUNDERC, str(path), "--emit=ir"]).stdout
+    expected_wq = {"torchao_int8_int4": 3}.get(variant, 1)
+    assert ir.count("= linear_wq(") >= expected_wq, ir
     if (variant, level) not in BUNDLES:
         return
     bundle = tmp_path / "bundle"
@@ -165,3 +169,88 @@ def test_quantized_program(variant, level, tmp_path):
     output = tmp_path / "bundle.npy"
     run([os.path.join(build, "quantized_run"), "--inputs", str(inputs), "--outputs", str(output)])
     _check(np.load(output), expected, f"{variant} {level} CPU bundle")
+
+
+class Projection(nn.Module):
+    """Layers whose inner dims are and are not multiples of 32 (int4 groups), with and without
+    bias, and a 3-D input."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Linear(64, 96)
+        self.odd = nn.Linear(96, 40, bias=False)
+        self.down = nn.Linear(40, 16)
+
+    def forward(self, x):
+        return self.down(torch.relu(self.odd(torch.nn.functional.gelu(self.up(x)))))
+
+
+def _fake_quantize(weight, bits):
+    """What thunderc --quantize-weights stores, dequantized: symmetric int8 per output feature,
+    or int4 per 32 inputs (layers whose inputs are not a multiple of 32: int8)."""
+    w = weight.detach().double()
+    group = 32 if bits == 4 and w.shape[1] % 32 == 0 else w.shape[1]
+    qmax = 7.0 if group == 32 and bits == 4 else 127.0
+    qmin = -8.0 if qmax == 7.0 else -127.0
+    blocks = w.reshape(w.shape[0], -1, group)
+    amax = blocks.abs().amax(dim=-1, keepdim=True)
+    scale = torch.where(amax > 0, amax / qmax, torch.ones_like(amax)).float().double()
+    q = torch.clamp(torch.round(blocks / scale), qmin, qmax)
+    return (q * scale).float().reshape(w.shape)
+
+
+@pytest.mark.parametrize("width", ["int8", "int4"])
+def test_quantize_weights(width, tmp_path):
+    """thunderc --quantize-weights on a float model: the bundle and the interpreter match eager
+    of the same model with its weights quantized the same way (float32 tolerance: only the
+    order of the sums differs), weights.bin shrinks, and the error against the float model is
+    what the width costs (printed)."""
+    torch.manual_seed(0)
+    model = Projection().eval()
+    x = torch.randn(2, 5, 64)
+    pt2 = tmp_path / "projection.pt2"
+    torch.export.save(torch.export.export(model, (x,)), str(pt2))
+    np.save(tmp_path / "input.npy", x.numpy())
+    with torch.no_grad():
+        exact = model(x).numpy()
+        for layer in (model.up, model.odd, model.down):
+            layer.weight.copy_(_fake_quantize(layer.weight, 8 if width == "int8" else 4))
+        expected = model(x).numpy()
+    flag = ["--quantize-weights", width]
+    output = tmp_path / "interpreted.npy"
+    run([THUNDERC, str(pt2), "--interpret", "--inputs", str(tmp_path / "input.npy"), "--outputs",
+         str(output)] + flag)
+    np.testing.assert_allclose(np.load(output), expected, rtol=1e-5, atol=1e-5)
+    ir = run([THUNDERC, str(pt2), "--emit=ir"] + flag).stdout
+    assert ir.count("= linear_wq(") == 3, ir
+    assert ir.count("bits=4") == (2 if width == "int4" else 0), ir
+    bundle = tmp_path / "bundle"
+    compile_bundle(pt2, bundle, "projection", extra=flag)
+    float_bundle = tmp_path / "float"
+    compile_bundle(pt2, float_bundle, "projection")
+    size, float_size = ((b / "weights.bin").stat().st_size for b in (bundle, float_bundle))
+    assert size < float_size * (0.35 if width == "int8" else 0.3), (size, float_size)
+    build = build_bundle(bundle)
+    output = tmp_path / "bundle.npy"
+    run([os.path.join(build, "projection_run"), "--inputs", str(tmp_path / "input.npy"),
+         "--outputs", str(output)])
+    actual = np.load(output)
+    # Float sums in another order than eager's GEMM: float32 tolerance, widened to 1e-5 for
+    # the kernels' per-group partial sums.
+    np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-5)
+    error = np.abs(actual - exact).max() / np.abs(exact).max()
+    print(f"--quantize-weights {width}: weights.bin {size} bytes (float {float_size}), max "
+          f"error against the float model {error:.2%} of its range")
+
+
+def test_quantize_weights_refusals(tmp_path):
+    """A width other than int8/int4, and a pipeline without the pass, are usage errors."""
+    torch.manual_seed(0)
+    pt2 = tmp_path / "projection.pt2"
+    torch.export.save(torch.export.export(Projection().eval(), (torch.randn(1, 64),)), str(pt2))
+    for extra, message in ((["--quantize-weights", "int3"], "expected int8 or int4"),
+                           (["--quantize-weights", "int8", "-O0"], "-O1 or -O2")):
+        result = subprocess.run([THUNDERC, str(pt2), "--emit=ir"] + extra, capture_output=True,
+                                text=True)
+        assert result.returncode == 2, result.stderr
+        assert message in result.stderr, result.stderr
