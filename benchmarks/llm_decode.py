@@ -4,9 +4,15 @@ running the same exported recipe module (HF's TorchExportableModuleForDecoderOnl
 the same number of threads on every side, in one run (ratios: these machines are shared and
 noisy).
 
+The bundle also runs with thunderc --quantize-weights int8 and int4 (--quantize), and, with
+--llama-cpp SOURCE (a llama.cpp source tree: its convert_hf_to_gguf.py and gguf-py; the
+llama-cpp-python package runs the model), llama.cpp on the same weights in f32, Q8_0 and Q4_0
+(its tokenizer replaced by placeholder tokens: the benchmark feeds token ids).
+
 Usage: python3 benchmarks/llm_decode.py [--hidden 1024] [--layers 4] [--heads 16]
            [--kv-heads 4] [--vocab 32000] [--prompt 32] [--new-tokens 64] [--threads 2]
-           [--out build/llm_bench] [--no-compile]
+           [--out build/llm_bench] [--no-compile] [--quantize int8,int4]
+           [--llama-cpp path/to/llama.cpp]
 Needs build/cli/thunderc. Prints a Markdown table.
 """
 import argparse
@@ -22,9 +28,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THUNDERC = os.path.join(ROOT, "build", "cli", "thunderc")
 
 
-def build_model(args):
+def hf_model(args):
     import transformers
-    from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
 
     config = transformers.LlamaConfig(
         hidden_size=args.hidden, intermediate_size=args.hidden * 8 // 3 // 64 * 64,
@@ -36,7 +41,77 @@ def build_model(args):
     model.generation_config.use_cache = True
     model.generation_config.cache_implementation = "static"
     model.generation_config.cache_config = {"batch_size": 1, "max_cache_len": args.cache}
-    return TorchExportableModuleForDecoderOnlyLM(model, batch_size=1, max_cache_len=args.cache)
+    return model
+
+
+def build_model(args):
+    from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
+
+    return TorchExportableModuleForDecoderOnlyLM(hf_model(args), batch_size=1,
+                                                 max_cache_len=args.cache)
+
+
+def llama_cpp_models(args):
+    """GGUF files of the same model: f32 from llama.cpp's convert_hf_to_gguf.py, then Q8_0
+    and Q4_0 by llama.cpp's own quantizer."""
+    import ctypes
+    import importlib
+
+    import llama_cpp
+
+    sys.path[:0] = [args.llama_cpp, os.path.join(args.llama_cpp, "gguf-py")]
+    convert = importlib.import_module("convert_hf_to_gguf")
+    folder = os.path.join(args.out, "gguf")
+    hf = os.path.join(folder, "hf")
+    hf_model(args).save_pretrained(hf)
+
+    def placeholder_vocab(self):  # the random model has no tokenizer; ids are fed directly
+        n = self.hparams["vocab_size"]
+        self.gguf_writer.add_tokenizer_model("llama")
+        self.gguf_writer.add_tokenizer_pre("default")
+        self.gguf_writer.add_token_list([f"<t{i}>".encode() for i in range(n)])
+        self.gguf_writer.add_token_scores([0.0] * n)
+        self.gguf_writer.add_token_types([1] * n)
+
+    importlib.import_module("conversion.llama").LlamaModel.set_vocab = placeholder_vocab
+    files = {"f32": os.path.join(folder, "f32.gguf")}
+    argv = sys.argv
+    sys.argv = ["convert_hf_to_gguf.py", hf, "--outfile", files["f32"], "--outtype", "f32"]
+    try:
+        convert.main()
+    finally:
+        sys.argv = argv
+    for name, ftype in (("Q8_0", llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0),
+                        ("Q4_0", llama_cpp.LLAMA_FTYPE_MOSTLY_Q4_0)):
+        params = llama_cpp.llama_model_quantize_default_params()
+        params.ftype = ftype
+        params.nthread = args.threads
+        files[name] = os.path.join(folder, name + ".gguf")
+        assert llama_cpp.llama_model_quantize(files["f32"].encode(), files[name].encode(),
+                                              ctypes.byref(params)) == 0
+    return files
+
+
+def llama_cpp_decode(path, args, prompt):
+    """(prefill ms, decode tokens/s, tokens) of greedy decoding with llama.cpp."""
+    import llama_cpp
+    import numpy as np
+
+    llm = llama_cpp.Llama(model_path=path, n_ctx=args.cache + 1, n_threads=args.threads,
+                          n_threads_batch=args.threads, logits_all=True, verbose=False)
+    for _ in range(2):  # the first run warms llama.cpp's buffers
+        llm.reset()
+        start = time.perf_counter()
+        llm.eval(prompt.tolist())
+        token = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+        prefilled = time.perf_counter()
+        tokens = [token]
+        for _ in range(args.new_tokens - 1):
+            llm.eval([token])
+            token = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+            tokens.append(token)
+        done = time.perf_counter()
+    return (prefilled - start) * 1e3, (args.new_tokens - 1) / (done - prefilled), tokens
 
 
 def torch_decode(module, prompt, new_tokens):
@@ -104,6 +179,8 @@ def main():
     parser.add_argument("--quantize", default="int8,int4",
                         help="also run bundles with these --quantize-weights widths "
                              "(comma-separated; empty for none)")
+    parser.add_argument("--llama-cpp", metavar="SOURCE",
+                        help="a llama.cpp source tree: also run llama.cpp f32, Q8_0 and Q4_0")
     args = parser.parse_args()
     args.cache = args.prompt + args.new_tokens + 1
     torch.set_num_threads(args.threads)
@@ -115,6 +192,9 @@ def main():
     for width in filter(None, args.quantize.split(",")):
         rows.append((f"thunderc bundle, {width} weights",
                      *bundle_decode(args, build_model(args), prompt, width)))
+    if args.llama_cpp:
+        for name, path in llama_cpp_models(args).items():
+            rows.append((f"llama.cpp {name}", *llama_cpp_decode(path, args, prompt)))
     torch_decode(build_model(args).model, prompt, 4)  # warm-up of eager's kernels
     rows.append(("PyTorch eager", *torch_decode(wrapper.model, prompt, args.new_tokens)))
     if not args.no_compile:
