@@ -967,8 +967,22 @@ def _nn_inputs(g):
     }
 
 
+class _QuantizedWeights(nn.Module):
+    """Weight-only quantized linear weights as torchao keeps them: int8 [7, 16] with a scale
+    per output feature, and int4-valued int8 in 2 groups of 8 with scales and zero points."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("q8", torch.randint(-128, 128, (7, 16), dtype=torch.int8))
+        self.register_buffer("s8", torch.rand(7) * 0.02 + 0.001)
+        self.register_buffer("q4", torch.randint(-8, 8, (7, 2, 8), dtype=torch.int8))
+        self.register_buffer("z4", torch.randint(-2, 3, (7, 2, 1), dtype=torch.int8))
+        self.register_buffer("s4", torch.rand(7, 2, 1) * 0.2 + 0.01)
+
+
 def _nn_submodules():
     modules = {
+        "quant": _QuantizedWeights(),
         "fc": nn.Linear(16, 7),
         "fc_nobias": nn.Linear(16, 7, bias=False),
         "conv_s2p1": nn.Conv2d(4, 6, 3, stride=2, padding=1),
@@ -1016,6 +1030,12 @@ NN_CASES: list[tuple[str, CaseFn]] = [
                         torch.full((1,), 5, dtype=torch.int32)]))),
     # -- linear / matmul
     ("linear", lambda m, t: m.fc(t.x2)),
+    # weight-only quantized (linear_wq): torchao's int8 (the scale after the GEMM) and its
+    # int4 per-group form ((q - z) * s reshaped to the weight)
+    ("linear_int8_weight", lambda m, t: F.linear(t.x2, m.quant.q8.to(t.x2.dtype)) * m.quant.s8),
+    ("linear_int4_groups", lambda m, t: F.linear(
+        t.x3, ((m.quant.q4.to(t.x3.dtype) - m.quant.z4.to(t.x3.dtype)) * m.quant.s4).reshape(
+            7, 16), m.fc.bias)),
     ("linear_nobias", lambda m, t: m.fc_nobias(t.x2)),
     ("linear_3d", lambda m, t: m.fc(t.x3)),
     ("linear_3d_nobias", lambda m, t: m.fc_nobias(t.x3)),
