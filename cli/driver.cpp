@@ -134,6 +134,7 @@ Status optimizeProgram(LoadedProgram &program, const std::vector<std::string> &p
     return Status::success();
   opt::PassContext context;
   context.quantizeWeightBits = options.quantizeWeightBits;
+  context.quantizeActivations = options.quantizeActivations;
   if (program.imported.weights)
     context.weights = [&program](const ir::Value &input) -> Expected<ir::TensorView> {
       return program.imported.weights->tensor(input.weightName());

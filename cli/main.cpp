@@ -97,10 +97,12 @@ int run(int argc, char **argv) {
       ("triton", "also write a Triton Inference Server model (cpu target): triton/config.pbtxt "
                  "and the targets that build the model library and its model repository "
                  "(cmake --build B --target NAME_triton_repository; docs/TRITON.md)")
-      ("quantize-weights", "store the weights of float linear layers quantized, weight-only: "
-                           "int8 (symmetric, one scale per output feature) or int4 "
-                           "(symmetric, one scale per 32 inputs, two weights per byte); "
-                           "activations stay float (docs/LLM.md)",
+      ("quantize-weights", "store the weights of float linear layers quantized: int8 "
+                           "(symmetric, one scale per output feature) or int4 (symmetric, "
+                           "one scale per 32 inputs, two weights per byte), activations "
+                           "float; or int4-act8: int4 weights, activations quantized to int8 "
+                           "per 32 at run time for integer dot products (llama.cpp's Q4_0; "
+                           "docs/LLM.md)",
        cxxopts::value<std::string>()->default_value(""))
       ("triton-max-batch", "with --triton: the largest batch of a model whose first dim is "
                            "its batch (default 64, at most the dim's exported upper bound)",
@@ -201,8 +203,9 @@ int run(int argc, char **argv) {
     return usage("--triton-max-batch takes 1 to 1048576, not " +
                  std::to_string(args["triton-max-batch"].as<int64_t>()));
   std::string quantize = args["quantize-weights"].as<std::string>();
-  if (!quantize.empty() && quantize != "int8" && quantize != "int4")
-    return usage("unknown --quantize-weights value '" + quantize + "' (expected int8 or int4)");
+  if (!quantize.empty() && quantize != "int8" && quantize != "int4" && quantize != "int4-act8")
+    return usage("unknown --quantize-weights value '" + quantize +
+                 "' (expected int8, int4 or int4-act8)");
   if (emit != "ir" && emit != "report" && emit != "report-json" && emit != "dot" &&
       emit != "cuda")
     return usage("unknown --emit value '" + emit + "'");
@@ -246,6 +249,7 @@ int run(int argc, char **argv) {
       return usage("--quantize-weights needs the quantize-weights pass (-O1 or -O2, or "
                    "--passes listing it)");
     passOptions.quantizeWeightBits = quantize == "int8" ? 8 : 4;
+    passOptions.quantizeActivations = quantize == "int4-act8";
   }
   Status optimized = optimizeProgram(*program, passes, passOptions);
   if (!optimized.ok())

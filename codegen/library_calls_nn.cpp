@@ -58,7 +58,8 @@ Status emitLinearWq(const ir::Node &node, EmitState &state) {
                     dimExpr(q->type().shape[0]) + ", " + dimExpr(xShape.back()) + ", " +
                     dimExpr(scales->type().shape[1]) + ", " + state.ptr(x) + ", " +
                     state.ptr(q) + ", " + state.ptr(scales) + ", " + zeros + ", " + bias + ", " +
-                    state.ptr(node.result()) + ")");
+                    state.ptr(node.result()) +
+                    (ir::attr::dynamic_act(node).value_or(false) ? ", true" : "") + ")");
   return Status::success();
 }
 

@@ -261,6 +261,42 @@ Status linearWq(OpCall &call) {
           roundToDType((value - zero) * scales.data[g], scales.dtype);
     }
   int64_t rows = n == 0 ? 0 : output.numel() / n;
+  if (attr::dynamic_act(call.attrs()).value_or(false)) {
+    // x quantized per 32 inputs in float32, then exact integer block sums scaled by d * s.
+    for (int64_t r = 0; r < rows; ++r) {
+      const double *x = input.data.data() + r * k;
+      std::vector<double> xq(static_cast<size_t>(k)), d(static_cast<size_t>(k / 32));
+      for (int64_t b = 0; b < k / 32; ++b) {
+        float amax = 0.f;
+        for (int64_t p = b * 32; p < b * 32 + 32; ++p)
+          amax = std::max(amax, std::fabs(static_cast<float>(x[p])));
+        const float scale = amax / 127.f;
+        const float inverse = scale != 0.f ? 1.f / scale : 0.f;
+        d[static_cast<size_t>(b)] = scale;
+        for (int64_t p = b * 32; p < b * 32 + 32; ++p)
+          xq[static_cast<size_t>(p)] =
+              std::nearbyint(static_cast<float>(x[p]) * inverse);
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        double dot = 0.0;
+        for (int64_t b = 0; b < k / 32; ++b) {
+          double sum = 0.0;
+          for (int64_t p = b * 32; p < b * 32 + 32; ++p) {
+            int64_t byte = static_cast<int64_t>(
+                q.data[static_cast<size_t>(j * (k / 2) + b * 16 + (p % 32) % 16)]);
+            sum += xq[static_cast<size_t>(p)] *
+                   static_cast<double>(((p % 32) < 16 ? byte & 15 : byte >> 4) - 8);
+          }
+          dot += d[static_cast<size_t>(b)] * scales.data[static_cast<size_t>(j * groups + b)] *
+                 sum;
+        }
+        output.data[static_cast<size_t>(r * n + j)] = dot;
+      }
+    }
+    if (call.numOperands() > biasIndex)
+      return addBroadcast(output, call.operand(biasIndex), 1.0);
+    return Status::success();
+  }
   for (int64_t r = 0; r < rows; ++r) {
     const double *x = input.data.data() + r * k;
     for (int64_t j = 0; j < n; ++j) {

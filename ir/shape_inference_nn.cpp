@@ -256,6 +256,10 @@ Expected<TensorType> inferLinearWq(const TypeList &operands, const AttrMap &attr
       (groups.value() < 1 || k.value() % groups.value() != 0))
     return invalidInput("linear_wq inner dim " + k.str() + " is not a multiple of its " +
                         groups.str() + " scale groups");
+  if (attr::dynamic_act(attrs).value_or(false) &&
+      (bits != 4 || hasZeros || !groups.isStatic() || groups.value() * 32 != k.value()))
+    return invalidInput("linear_wq with dynamic_act needs bits=4, no zeros and one scale per "
+                        "32 inputs (" + x.str() + ", scales " + scales.str() + ")");
   Shape shape = leadingDims(x.shape, 1);
   shape.push_back(n);
   TensorType result{x.dtype, std::move(shape)};

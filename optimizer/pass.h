@@ -24,6 +24,9 @@ struct PassContext {
   /// thunderc --quantize-weights: 8 or 4 makes "quantize-weights" quantize float linear
   /// weights to that width; 0 leaves them.
   int quantizeWeightBits = 0;
+  /// --quantize-weights int4-act8: the int4 layers also quantize their activations per 32
+  /// (linear_wq {dynamic_act}).
+  bool quantizeActivations = false;
   /// Counters passes add to, keyed "<pass>.<what>" ("dce.nodes-removed"); sorted for printing.
   std::map<std::string, int64_t> statistics;
 };

@@ -23,6 +23,8 @@ struct PassManagerOptions {
   bool timePasses = false;
   /// --quantize-weights: 8 or 4 (PassContext::quantizeWeightBits), 0 for none.
   int quantizeWeightBits = 0;
+  /// --quantize-weights int4-act8 (PassContext::quantizeActivations).
+  bool quantizeActivations = false;
   /// Where --print-ir-after and --time-passes write; nullptr means std::cerr.
   std::ostream *diagnostics = nullptr;
 };

@@ -412,7 +412,7 @@ public:
   }
 
   /// (1): a float linear becomes linear_wq with freshly quantized weights.
-  Expected<bool> quantize(Node *linear, int bits) {
+  Expected<bool> quantize(Node *linear, int bits, bool activations) {
     Value *weight = linear->operand(1);
     std::optional<std::vector<int64_t>> dims = staticShape(weight);
     if (!isWeightInput(weight) || !dims || dims->size() != 2 ||
@@ -452,6 +452,8 @@ public:
     Node *replacement = graph_.insertNodeBefore(linear, OpKind::LinearWq, std::move(operands),
                                                 {linear->result()->type()}, std::move(attrs));
     replaceNode(graph_, linear, replacement);
+    if (grouped && activations)
+      dynamic_.insert(replacement);
     bytesSaved_ += n * k * static_cast<int64_t>(ir::dtypeSize(weight->type().dtype)) -
                    n * k - n * groups * 4;
     dropIfUnused(weight);
@@ -484,6 +486,8 @@ public:
     Value *packed = addConstant(linear, "q4", tensorOf(DType::U8, {n, k / 2}, bytes));
     linear->setOperand(1, packed);
     linear->attrs().set("bits", int64_t(4));
+    if (dynamic_.count(linear))
+      linear->attrs().set("dynamic_act", true);
     bytesSaved_ += n * k / 2;
     dropIfUnused(q);
     ++packed_;
@@ -520,6 +524,7 @@ private:
   ir::Graph &graph_;
   PassContext &context_;
   std::set<std::string> names_;
+  std::set<const Node *> dynamic_; ///< int4 layers whose activations get quantized too
   int64_t quantized_ = 0;
   int64_t packed_ = 0;
   int64_t bytesSaved_ = 0;
@@ -536,7 +541,8 @@ public:
       nodes.push_back(node.get());
     for (Node *node : nodes) {
       if (node->op() == OpKind::Linear && context.quantizeWeightBits != 0) {
-        TC_ASSIGN_OR_RETURN(bool done, quantizer.quantize(node, context.quantizeWeightBits));
+        TC_ASSIGN_OR_RETURN(bool done, quantizer.quantize(node, context.quantizeWeightBits,
+                                                          context.quantizeActivations));
         changed |= done;
       }
     }

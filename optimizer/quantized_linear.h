@@ -29,7 +29,8 @@ std::unique_ptr<Pass> createQuantizedLinearPass();
 /// --quantize-weights int8|int4), every linear whose weight is a floating [N, K] weight with
 /// data becomes linear_wq: int8 symmetric per output channel (scale = max|w| / 127, q =
 /// round(w / scale)), or int4 symmetric in groups of 32 along K (scale = max|w| / 7, q in
-/// [-8, 7]; K a multiple of 32, else that layer stays int8 per channel). (2) Every linear_wq
+/// [-8, 7]; K a multiple of 32, else that layer stays int8 per channel; with
+/// PassContext::quantizeActivations those int4 layers get {dynamic_act}). (2) Every linear_wq
 /// {bits=8} whose weight is a constant with data, all in [-8, 7], and K a multiple of 32 is
 /// packed into bits=4 (two elements per byte, the layout ir/ops.def gives) -- lossless.
 /// Weights left unused are erased. Needs weight data: without it (text IR) nothing changes.

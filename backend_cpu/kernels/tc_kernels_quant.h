@@ -12,7 +12,9 @@
 // multiplied with tc::gemm (CBLAS when the bundle has it).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -27,6 +29,8 @@
 #include <immintrin.h>
 #define TC_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,fma")))
 #define TC_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define TC_TARGET_AVX512_VNNI                                                                   \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,fma")))
 #else
 #define TC_QUANT_X86 0
 #endif
@@ -55,6 +59,18 @@ inline bool isa_available(Isa isa) {
 #endif
 }
 
+/// Whether `isa` also has the integer dot product the dynamic-activation kernel uses
+/// (AVX-512 VNNI's vpdpbusd; AVX2 runs the scalar kernel).
+inline bool isa_has_dot(Isa isa) {
+#if TC_QUANT_X86
+  return isa == Isa::avx512 && isa_available(Isa::avx512) &&
+         __builtin_cpu_supports("avx512vnni");
+#else
+  (void)isa;
+  return false;
+#endif
+}
+
 /// The widest available instruction set, detected once.
 inline Isa best_isa() {
   static const Isa best = isa_available(Isa::avx512) ? Isa::avx512
@@ -72,6 +88,7 @@ struct Weight {
   int64_t group_size = 0;         ///< k / groups
   const float *scales = nullptr;  ///< [n, groups]
   const float *zeros = nullptr;   ///< [n, groups] or nullptr
+  bool dynamic_act = false;       ///< x quantized per 32 (int4, groups of 32, no zeros)
 
   /// Element p of row n as stored (the int4 value -8..7, or the int8 value).
   float value(int64_t n, int64_t p) const {
@@ -406,6 +423,137 @@ inline void dequantize_rows(const Weight &w, int64_t n0, int64_t n1, float *dst)
   }
 }
 
+/// x quantized per 32 inputs as ir/ops.def's linear_wq {dynamic_act} says: for each row and
+/// block b, d = max|x_b| / 127 and xq = round_half_even(x * (1 / d)) (0 where d = 0), in
+/// float. `correction[r * blocks + b]` = 8 * d * sum(xq) (the -8 of the stored nibbles).
+struct QuantizedActivations {
+  std::vector<int8_t> q;           ///< [rows, k]
+  std::vector<float> d;            ///< [rows, k / 32]
+  std::vector<float> d_lanes;      ///< [rows, k / 32, 8]: d repeated for the VNNI lanes
+  std::vector<float> correction;   ///< [rows, k / 32]
+  /// [rows, k / 4]: -8 * the sum of each 4 consecutive xq, the start of vpdpbusd's lane that
+  /// sums those 4 products (so the lanes come out as sum (nibble - 8) * xq).
+  std::vector<int32_t> lane_start;
+};
+
+inline QuantizedActivations quantize_activations(int64_t rows, int64_t k, const float *x) {
+  QuantizedActivations a;
+  const int64_t blocks = k / 32;
+  a.q.resize(static_cast<size_t>(rows * k));
+  a.d.resize(static_cast<size_t>(rows * blocks));
+  a.d_lanes.resize(static_cast<size_t>(rows * blocks * 8));
+  a.correction.resize(static_cast<size_t>(rows * blocks));
+  a.lane_start.resize(static_cast<size_t>(rows * k / 4));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t b = 0; b < blocks; ++b) {
+      const float *xb = x + r * k + b * 32;
+      float amax = 0.f;
+      for (int64_t p = 0; p < 32; ++p)
+        amax = std::max(amax, std::fabs(xb[p]));
+      const float d = amax / 127.f;
+      const float inverse = d != 0.f ? 1.f / d : 0.f;
+      int32_t sum = 0;
+      for (int64_t p = 0; p < 32; ++p) {
+        const auto value = static_cast<int8_t>(std::nearbyint(xb[p] * inverse));
+        a.q[static_cast<size_t>(r * k + b * 32 + p)] = value;
+        sum += value;
+      }
+      const size_t at = static_cast<size_t>(r * blocks + b);
+      a.d[at] = d;
+      for (int64_t lane = 0; lane < 8; ++lane)
+        a.d_lanes[at * 8 + static_cast<size_t>(lane)] = d;
+      a.correction[at] = 8.f * d * static_cast<float>(sum);
+    }
+  for (size_t lane = 0; lane < a.lane_start.size(); ++lane)
+    a.lane_start[lane] = -8 * (a.q[4 * lane] + a.q[4 * lane + 1] + a.q[4 * lane + 2] +
+                               a.q[4 * lane + 3]);
+  return a;
+}
+
+/// Row r of out for features [n0, n1) from the quantized activations: sum over blocks of
+/// d * s * (sum nibble * xq) - s * correction, the integer sums exact.
+inline void gemv_dynamic_scalar(const Weight &w, const QuantizedActivations &a, int64_t r,
+                                int64_t n0, int64_t n1, float *out) {
+  const int64_t k = w.k, blocks = k / 32;
+  for (int64_t n = n0; n < n1; ++n) {
+    float total = 0.f;
+    for (int64_t b = 0; b < blocks; ++b) {
+      const uint8_t *bytes = w.q4 + n * (k / 2) + b * 16;
+      const int8_t *xq = a.q.data() + r * k + b * 32;
+      int32_t sum = 0;
+      for (int64_t lane = 0; lane < 16; ++lane)
+        sum += (bytes[lane] & 15) * xq[lane] + (bytes[lane] >> 4) * xq[lane + 16];
+      const size_t at = static_cast<size_t>(r * blocks + b);
+      const float s = w.scale(n, b);
+      total += a.d[at] * s * static_cast<float>(sum) - s * a.correction[at];
+    }
+    out[n] = total;
+  }
+}
+
+#if TC_QUANT_X86
+namespace detail {
+
+/// gemv_dynamic_scalar with AVX-512 VNNI, two blocks (64 inputs) per step: the nibbles
+/// unpacked to bytes in x's order, vpdpbusd against the int8 activations (lanes 0-7: the
+/// first block, 8-15: the second) starting from -8 * the lane's activation sum, scaled per
+/// lane by d * s. Needs k a multiple of 64.
+TC_TARGET_AVX512_VNNI inline void gemv_dynamic_vnni(const Weight &w,
+                                                    const QuantizedActivations &a, int64_t r,
+                                                    int64_t n0, int64_t n1, float *out) {
+  const int64_t k = w.k, blocks = k / 32;
+  const __m512i low_nibbles = _mm512_set1_epi8(0x0F);
+  const __m512i pair_index = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+  const int8_t *xq = a.q.data() + r * k;
+  const float *d_lanes = a.d_lanes.data() + r * blocks * 8;
+  const int32_t *lane_start = a.lane_start.data() + r * k / 4;
+  for (int64_t n = n0; n < n1; ++n) {
+    const uint8_t *row = w.q4 + n * (k / 2);
+    const float *s = w.scales + n * w.groups;
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t b = 0; b < blocks; b += 2) {
+      // The 32 bytes in both halves; nibbles low in qwords 0-3, high in 4-7: 128-bit lanes
+      // [lo0, lo1, hi0, hi1] -> [lo0, hi0, lo1, hi1], x's order. (maskz forms: GCC 12's
+      // -Wmaybe-uninitialized, as widen_i8 says.)
+      const __m512i bytes = _mm512_maskz_broadcast_i64x4(
+          0xFF, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row + b * 16)));
+      const __m512i nibbles =
+          _mm512_mask_blend_epi64(0xF0, _mm512_and_si512(bytes, low_nibbles),
+                                  _mm512_and_si512(_mm512_srli_epi16(bytes, 4), low_nibbles));
+      const __m512i weights = _mm512_maskz_shuffle_i64x2(0xFF, nibbles, nibbles, 0xD8);
+      const __m512i xs = _mm512_loadu_si512(xq + b * 32);
+      const __m512i dot = _mm512_dpbusd_epi32(_mm512_loadu_si512(lane_start + b * 8), weights, xs);
+      const __m512 pair_scales = _mm512_maskz_permutexvar_ps(
+          0xFFFF, pair_index,
+          _mm512_zextps128_ps512(
+              _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(s + b)))));
+      const __m512 scale = _mm512_mul_ps(pair_scales, _mm512_loadu_ps(d_lanes + b * 8));
+      const __m512 product = _mm512_maskz_cvtepi32_ps(0xFFFF, dot);
+      acc = _mm512_fmadd_ps(product, scale, acc);
+    }
+    out[n] = hsum512(acc);
+  }
+}
+
+} // namespace detail
+#endif
+
+/// Rows [0, rows) of out for features [n0, n1) from quantized activations, on `isa`.
+inline void gemv_dynamic(Isa isa, const Weight &w, const QuantizedActivations &a, int64_t rows,
+                         int64_t n0, int64_t n1, float *out, int64_t ldo) {
+  for (int64_t r = 0; r < rows; ++r) {
+#if TC_QUANT_X86
+    if (isa_has_dot(isa) && w.k % 64 == 0) {
+      detail::gemv_dynamic_vnni(w, a, r, n0, n1, out + r * ldo);
+      continue;
+    }
+#else
+    (void)isa;
+#endif
+    gemv_dynamic_scalar(w, a, r, n0, n1, out + r * ldo);
+  }
+}
+
 /// Rows of x above which linear_wq dequantizes blocks of W and calls gemm.
 constexpr int64_t kGemvMaxRows = 16;
 
@@ -414,6 +562,22 @@ inline void linear_wq_float(Isa isa, int64_t rows, int64_t n, const float *x, co
                             float *out) {
   if (rows <= 0 || n <= 0)
     return;
+  std::vector<float> fake_quantized;
+  if (w.dynamic_act) {
+    QuantizedActivations a = quantize_activations(rows, w.k, x);
+    if (rows <= kGemvMaxRows) {
+      tc::parallel_for(n, 32, [&](int64_t begin, int64_t end) {
+        gemv_dynamic(isa, w, a, rows, begin, end, out, n);
+      });
+      return;
+    }
+    // Many rows: x replaced by xq * d, then the float path (equal within float rounding).
+    fake_quantized.resize(static_cast<size_t>(rows * w.k));
+    for (int64_t i = 0; i < rows * w.k; ++i)
+      fake_quantized[static_cast<size_t>(i)] =
+          static_cast<float>(a.q[static_cast<size_t>(i)]) * a.d[static_cast<size_t>(i / 32)];
+    x = fake_quantized.data();
+  }
   if (rows <= kGemvMaxRows) {
     tc::parallel_for(n, 32, [&](int64_t begin, int64_t end) {
       for (int64_t r = 0; r < rows; r += kGemvRows) {
@@ -445,9 +609,12 @@ inline void linear_wq_float(Isa isa, int64_t rows, int64_t n, const float *x, co
 /// linear_wq(x [rows, k], q, scales [n, groups], zeros? [n, groups], bias? [n]) -> out
 /// [rows, n]: Q = int8_t for an int8 weight [n, k], uint8_t for packed int4 [n, k / 2].
 /// zeros and bias may be nullptr. T and S are any floating types; the work is in float.
+/// dynamic_act: x is quantized per 32 inputs and the products summed as integers (int4,
+/// groups of 32, no zeros; ir/ops.def).
 template <typename T, typename Q, typename S>
 void linear_wq(int64_t rows, int64_t n, int64_t k, int64_t groups, const T *x, const Q *q,
-               const S *scales, const S *zeros, const T *bias, T *out) {
+               const S *scales, const S *zeros, const T *bias, T *out,
+               bool dynamic_act = false) {
   static_assert(std::is_same<Q, int8_t>::value || std::is_same<Q, uint8_t>::value,
                 "linear_wq weights are int8_t or packed uint8_t");
   auto as_float = [](const auto *values, int64_t count, std::vector<float> &storage) {
@@ -473,6 +640,7 @@ void linear_wq(int64_t rows, int64_t n, int64_t k, int64_t groups, const T *x, c
   w.group_size = groups > 0 ? k / groups : 0;
   w.scales = as_float(scales, n * groups, scale_storage);
   w.zeros = zeros != nullptr ? as_float(zeros, n * groups, zero_storage) : nullptr;
+  w.dynamic_act = dynamic_act;
   const float *xf = as_float(x, rows * k, x_storage);
   float *of = nullptr;
   if constexpr (std::is_same<T, float>::value) {

@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(kThreads)
     linear_wq_kernel(int64_t rows, int64_t n, int64_t k, int64_t groups,
                      const T *__restrict__ x, const Q *__restrict__ q,
                      const S *__restrict__ scales, const S *__restrict__ zeros,
-                     const T *__restrict__ bias, T *__restrict__ out) {
+                     const T *__restrict__ bias, T *__restrict__ out, bool dynamic_act) {
   constexpr bool kPacked = std::is_same<Q, uint8_t>::value;
   const int lane = static_cast<int>(tc::cuda::global_thread() % 32);
   const int64_t group_size = k / groups;
@@ -140,7 +140,31 @@ __global__ void __launch_bounds__(kThreads)
     const T *xr = x + r * k;
     const Q *row = q + j * bytes;
     float sum = 0.f;
-    for (int64_t i = lane; i < bytes; i += 32) {
+    if (kPacked && dynamic_act) {
+      // Each half-warp holds one 32-input block (two inputs per lane): its max |x| and its
+      // integer sum are half-warp shuffle reductions (ir/ops.def's linear_wq {dynamic_act}).
+      for (int64_t base = 0; base < bytes; base += 32) {
+        const int64_t i = base + lane;
+        const bool valid = i < bytes;
+        const int64_t p = (i / 16) * 32 + i % 16;
+        const float x0 = valid ? tc::cast<float>(ldg(xr + p)) : 0.f;
+        const float x1 = valid ? tc::cast<float>(ldg(xr + p + 16)) : 0.f;
+        float amax = fmaxf(fabsf(x0), fabsf(x1));
+        for (int mask = 8; mask > 0; mask /= 2)
+          amax = fmaxf(amax, shuffle_xor(amax, mask));
+        const float d = amax / 127.f;
+        const float inverse = d != 0.f ? 1.f / d : 0.f;
+        const int value = valid ? static_cast<int>(ldg(row + i)) : 8 | (8 << 4);
+        int dot = static_cast<int>(rintf(x0 * inverse)) * ((value & 15) - 8) +
+                  static_cast<int>(rintf(x1 * inverse)) * (((value >> 4) & 15) - 8);
+        for (int mask = 8; mask > 0; mask /= 2)
+          dot += shuffle_xor(dot, mask);
+        if (valid && lane % 16 == 0)
+          sum += d * tc::cast<float>(ldg(scales + j * groups + i / 16)) *
+                 static_cast<float>(dot);
+      }
+    }
+    for (int64_t i = lane; i < bytes && !(kPacked && dynamic_act); i += 32) {
       const int value = static_cast<int>(ldg(row + i));
       if (kPacked) {
         const int64_t p = (i / 16) * 32 + i % 16;
@@ -333,15 +357,16 @@ result grouped_gemm(const exec &ex, int64_t rows, int64_t k, int64_t n, int64_t 
 
 /// tc::linear_wq: out [rows, n] = x [rows, k] W^T + bias for an int8 (Q = int8_t, [n, k]) or
 /// packed int4 (Q = uint8_t, [n, k / 2]) weight with scales (and zeros) [n, groups]; zeros and
-/// bias may be nullptr (detail::linear_wq_kernel).
+/// bias may be nullptr; dynamic_act quantizes x per 32 first (detail::linear_wq_kernel).
 template <typename T, typename Q, typename S>
 result linear_wq(const exec &ex, int64_t rows, int64_t n, int64_t k, int64_t groups, const T *x,
-                 const Q *q, const S *scales, const S *zeros, const T *bias, T *out) {
+                 const Q *q, const S *scales, const S *zeros, const T *bias, T *out,
+                 bool dynamic_act = false) {
   if (rows <= 0 || n <= 0)
     return result{};
   TC_LAUNCH(detail::blocks_for(rows * n * 32), detail::kThreads, 0, ex.stream,
             detail::linear_wq_kernel<T, Q, S>)
-  (rows, n, k, groups, x, q, scales, zeros, bias, out);
+  (rows, n, k, groups, x, q, scales, zeros, bias, out, dynamic_act);
   return detail::launched();
 }
 

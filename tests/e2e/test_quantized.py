@@ -199,7 +199,16 @@ def _fake_quantize(weight, bits):
     return (q * scale).float().reshape(w.shape)
 
 
-@pytest.mark.parametrize("width", ["int8", "int4"])
+def _fake_quantize_activations(module, inputs):
+    """linear_wq {dynamic_act}'s activations: int8 per 32 inputs, in float32."""
+    x = inputs[0]
+    blocks = x.reshape(*x.shape[:-1], -1, 32)
+    d = blocks.abs().amax(dim=-1, keepdim=True) / 127.0
+    inverse = torch.where(d != 0, 1.0 / d, torch.zeros_like(d))
+    return (torch.round(blocks * inverse) * d).reshape(x.shape)
+
+
+@pytest.mark.parametrize("width", ["int8", "int4", "int4-act8"])
 def test_quantize_weights(width, tmp_path):
     """thunderc --quantize-weights on a float model: the bundle and the interpreter match eager
     of the same model with its weights quantized the same way (float32 tolerance: only the
@@ -215,15 +224,23 @@ def test_quantize_weights(width, tmp_path):
         exact = model(x).numpy()
         for layer in (model.up, model.odd, model.down):
             layer.weight.copy_(_fake_quantize(layer.weight, 8 if width == "int8" else 4))
+        if width == "int4-act8":  # the int4 layers (inputs a multiple of 32)
+            model.up.register_forward_pre_hook(_fake_quantize_activations)
+            model.odd.register_forward_pre_hook(_fake_quantize_activations)
         expected = model(x).numpy()
+    # Float sums in another order than eager's GEMM: float32 tolerance, widened to 1e-5 for
+    # the kernels' per-group partial sums. int4-act8: an activation one float rounding away
+    # from eager's can round to the neighbouring int8 step (d * s * |q| <= 1e-3 here).
+    tolerance = 1e-3 if width == "int4-act8" else 1e-5
     flag = ["--quantize-weights", width]
     output = tmp_path / "interpreted.npy"
     run([THUNDERC, str(pt2), "--interpret", "--inputs", str(tmp_path / "input.npy"), "--outputs",
          str(output)] + flag)
-    np.testing.assert_allclose(np.load(output), expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.load(output), expected, rtol=tolerance, atol=tolerance)
     ir = run([THUNDERC, str(pt2), "--emit=ir"] + flag).stdout
     assert ir.count("= linear_wq(") == 3, ir
-    assert ir.count("bits=4") == (2 if width == "int4" else 0), ir
+    assert ir.count("bits=4") == (0 if width == "int8" else 2), ir
+    assert ir.count("dynamic_act=true") == (2 if width == "int4-act8" else 0), ir
     bundle = tmp_path / "bundle"
     compile_bundle(pt2, bundle, "projection", extra=flag)
     float_bundle = tmp_path / "float"
@@ -235,9 +252,7 @@ def test_quantize_weights(width, tmp_path):
     run([os.path.join(build, "projection_run"), "--inputs", str(tmp_path / "input.npy"),
          "--outputs", str(output)])
     actual = np.load(output)
-    # Float sums in another order than eager's GEMM: float32 tolerance, widened to 1e-5 for
-    # the kernels' per-group partial sums.
-    np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(actual, expected, rtol=tolerance, atol=tolerance)
     error = np.abs(actual - exact).max() / np.abs(exact).max()
     print(f"--quantize-weights {width}: weights.bin {size} bytes (float {float_size}), max "
           f"error against the float model {error:.2%} of its range")
@@ -248,9 +263,35 @@ def test_quantize_weights_refusals(tmp_path):
     torch.manual_seed(0)
     pt2 = tmp_path / "projection.pt2"
     torch.export.save(torch.export.export(Projection().eval(), (torch.randn(1, 64),)), str(pt2))
-    for extra, message in ((["--quantize-weights", "int3"], "expected int8 or int4"),
+    for extra, message in ((["--quantize-weights", "int3"], "expected int8, int4 or int4-act8"),
                            (["--quantize-weights", "int8", "-O0"], "-O1 or -O2")):
         result = subprocess.run([THUNDERC, str(pt2), "--emit=ir"] + extra, capture_output=True,
                                 text=True)
         assert result.returncode == 2, result.stderr
         assert message in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("width", ["int4", "int4-act8"])
+def test_quantized_linear_on_emulated_cuda(width, tmp_path):
+    """tcg::linear_wq (int4 weights; weight-only and with dynamic int8 activations) on the CPU
+    emulation of CUDA against the CPU bundle of the same program."""
+    torch.manual_seed(0)
+    model = Projection().eval()
+    x = torch.randn(3, 64)
+    pt2 = tmp_path / "projection.pt2"
+    torch.export.save(torch.export.export(model, (x,)), str(pt2))
+    np.save(tmp_path / "input.npy", x.numpy())
+    outputs = {}
+    for target in ("cpu", "cuda"):
+        bundle = tmp_path / target
+        extra = ["--quantize-weights", width, "--target", target]
+        extra += ["--cuda-emulation"] if target == "cuda" else []
+        compile_bundle(pt2, bundle, "projection", extra=extra)
+        build = build_bundle(bundle, ["-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON"] if target == "cuda"
+                             else [])
+        outputs[target] = tmp_path / f"{target}.npy"
+        run([os.path.join(build, "projection_run"), "--inputs", str(tmp_path / "input.npy"),
+             "--outputs", str(outputs[target])])
+    # The same arithmetic summed in another order (warp shuffles against AVX-512 lanes).
+    np.testing.assert_allclose(np.load(outputs["cuda"]), np.load(outputs["cpu"]), rtol=1e-5,
+                               atol=1e-5)
