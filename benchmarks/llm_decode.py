@@ -176,7 +176,7 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "llm_bench"))
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile")
-    parser.add_argument("--quantize", default="int8,int4",
+    parser.add_argument("--quantize", default="int8,int4,int4-act8",
                         help="also run bundles with these --quantize-weights widths "
                              "(comma-separated; empty for none)")
     parser.add_argument("--llama-cpp", metavar="SOURCE",

@@ -52,7 +52,8 @@ Status emitLinearWq(const ir::Node &node, EmitState &state) {
   const int biasIndex = hasZeros ? 4 : 3;
   const ir::Shape &xShape = x->type().shape;
   std::string zeros = hasZeros ? state.ptr(node.operand(3)) : "nullptr";
-  std::string bias = node.numOperands() > biasIndex ? state.ptr(node.operand(biasIndex)) : "nullptr";
+  std::string bias =
+      node.numOperands() > biasIndex ? state.ptr(node.operand(biasIndex)) : "nullptr";
   state.callLibrary("linear_wq<" + ctype(x) + ", " + ctype(q) + ", " + ctype(scales) + ">(" +
                     productRange(xShape, 0, xShape.size() - 1) + ", " +
                     dimExpr(q->type().shape[0]) + ", " + dimExpr(xShape.back()) + ", " +

@@ -269,8 +269,8 @@ Expected<TensorType> inferLinearWq(const TypeList &operands, const AttrMap &attr
   if (operands.size() == biasIndex + 1) {
     const TensorType &bias = operands[biasIndex];
     if (bias.dtype != x.dtype || bias.rank() != 1 || !mayBeEqual(bias.shape[0], n))
-      return invalidInput("linear_wq bias " + bias.str() + " is not " + std::string(dtypeName(x.dtype)) +
-                          "[" + n.str() + "]");
+      return invalidInput("linear_wq bias " + bias.str() + " is not " +
+                          std::string(dtypeName(x.dtype)) + "[" + n.str() + "]");
   }
   return result;
 }

@@ -74,7 +74,8 @@ Value *integerWeight(Value *value) {
 /// The integer weight under a floating cast: cast(q) (and no-ops).
 Value *castOfInteger(Value *value) {
   Node *cast = skipNoOps(value)->producer();
-  if (cast == nullptr || cast->op() != OpKind::Cast || !ir::isFloatingPoint(cast->result()->type().dtype))
+  if (cast == nullptr || cast->op() != OpKind::Cast ||
+      !ir::isFloatingPoint(cast->result()->type().dtype))
     return nullptr;
   return integerWeight(cast->operand(0));
 }
@@ -253,7 +254,8 @@ private:
     const int64_t n = (*dims)[0], k = (*dims)[1];
     Value *dequantized = weight;
     int64_t groups = 1;
-    if (Node *flatten = weight->producer(); flatten != nullptr && flatten->op() == OpKind::Reshape) {
+    Node *flatten = weight->producer();
+    if (flatten != nullptr && flatten->op() == OpKind::Reshape) {
       std::optional<std::vector<int64_t>> grouped = staticShape(flatten->operand(0));
       if (grouped && grouped->size() == 3 && (*grouped)[0] == n &&
           (*grouped)[1] * (*grouped)[2] == k) {
@@ -392,7 +394,8 @@ Expected<std::optional<std::vector<double>>> weightValues(const ir::Graph &graph
   return std::optional<std::vector<double>>(std::move(values));
 }
 
-ir::HostTensor tensorOf(DType dtype, std::vector<int64_t> shape, const std::vector<double> &values) {
+ir::HostTensor tensorOf(DType dtype, std::vector<int64_t> shape,
+                        const std::vector<double> &values) {
   ir::HostTensor tensor;
   tensor.dtype = dtype;
   tensor.shape = std::move(shape);

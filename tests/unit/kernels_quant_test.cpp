@@ -87,7 +87,8 @@ TEST_CASE("kernels: linear_wq matches the interpreter on every instruction set")
   using tc::quant::Isa;
   for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512}) {
     if (!tc::quant::isa_available(isa)) {
-      MESSAGE("this CPU has no " << std::string(tc::quant::isa_name(isa)) << "; its kernel is not run");
+      MESSAGE("this CPU has no " << std::string(tc::quant::isa_name(isa))
+                                 << "; its kernel is not run");
       continue;
     }
     for (const QuantCase &c : kCases) {
