@@ -16,12 +16,18 @@ and the tables) and the run goes on. Numbers are ratios within one run: machines
     compile   torch.compile(model) (Inductor, default mode)                first call
     ort       torch.onnx.export(..., dynamo=True) run by an ONNX Runtime   export, then session
               session (intra_op_num_threads = threads)                     creation
+    openvino  the same ONNX file read by OpenVINO (ov.convert_model of     read + compile per
+              the module when the ONNX file does not convert), compiled    thread count
+              for the CPU with INFERENCE_PRECISION_HINT=f32 (fp32 like the
+              others; OpenVINO would pick bf16 on AVX512-BF16/AMX
+              machines), PERFORMANCE_HINT=LATENCY, INFERENCE_NUM_THREADS
     aoti      torch._inductor.aoti_compile_and_package of the exported     compile + load
               program, loaded with aoti_load_package
 
 Threads: torch.set_num_threads (eager, compile, aoti; Inductor's C++ kernels take the count at
-compile time, so compile and aoti are compiled once per thread count), ORT's intra-op threads
-and the runner's --threads.
+compile time, so compile and aoti are compiled once per thread count), ORT's intra-op threads,
+OpenVINO's INFERENCE_NUM_THREADS and the runner's --threads. The table's header names the CPU
+and its vector ISA (AVX2, AVX-512 and its VNNI/BF16 parts, AMX).
 
 Usage:
     python3 benchmarks/cpu_bench.py [--models hf_bert,hf_gpt2,hf_vit,hf_resnet] [--batches 1,8]
@@ -29,7 +35,7 @@ Usage:
         [--size real|small] [--out build/cpu_bench]
     python3 benchmarks/cpu_bench.py --smoke      # small hf_bert, batch 1, 1 thread, 3 iters
 Needs build/cli/thunderc (or THUNDERC_BIN) and requirements.txt (onnxruntime, onnxscript,
-matplotlib). Models come from models/gallery.py (gallery.REAL at --size real); nothing is
+openvino, matplotlib). Models come from models/gallery.py (gallery.REAL at --size real); nothing is
 downloaded.
 """
 from __future__ import annotations
@@ -54,9 +60,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-BACKENDS = ["bundle", "eager", "compile", "ort", "aoti"]
+BACKENDS = ["bundle", "eager", "compile", "ort", "openvino", "aoti"]
 LABELS = {"bundle": "bundle", "eager": "eager", "compile": "torch.compile", "ort": "ONNX Runtime",
-          "aoti": "AOTInductor"}
+          "openvino": "OpenVINO", "aoti": "AOTInductor"}
 DEFAULT_MODELS = "hf_bert,hf_gpt2,hf_llama,hf_vit,hf_resnet"
 
 
@@ -208,6 +214,20 @@ class Case:
         with torch.no_grad():
             self.expected = flat(self.module(*self.args))
         self._program = None
+        self._onnx: Path | None = None
+
+    def onnx(self, record: dict[str, Any]) -> Path:
+        """torch.onnx.export(..., dynamo=True) of the module, once per case (ONNX Runtime and
+        OpenVINO run the same file); the export time goes to the first backend that asks."""
+        if self._onnx is None:
+            path = self.work / "model.onnx"
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                torch.onnx.export(self.module, self.args, str(path), dynamo=True, verbose=False)
+            record["onnx_export_s"] = round(time.perf_counter() - start, 3)
+            self._onnx = path
+        return self._onnx
 
     def program(self) -> torch.export.ExportedProgram:
         """torch.export.export of the module (training IR), shared by the bundle and AOTI."""
@@ -305,13 +325,7 @@ class OnnxRuntime:
 
         self.ort = onnxruntime
         self.case, self.record = case, record
-        self.path = case.work / "model.onnx"
-        start = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(case.module, case.args, str(self.path), dynamo=True,
-                              verbose=False)
-        record["onnx_export_s"] = round(time.perf_counter() - start, 3)
+        self.path = case.onnx(record)
         record["session_s"] = {}
         self.sessions: dict[int, Any] = {}
         session = self._session(opts.threads[0])
@@ -340,6 +354,51 @@ class OnnxRuntime:
         session = self._session(threads)
         feeds = self._feeds(session)
         return median_ms(lambda: session.run(None, feeds), warmup, iters)
+
+
+class OpenVino:
+    """OpenVINO's CPU plugin on the ONNX file ORT runs (or, where OpenVINO cannot read that
+    file, ov.convert_model of the module), fp32, compiled once per thread count."""
+
+    def __init__(self, case: Case, opts: argparse.Namespace, record: dict[str, Any]):
+        import openvino
+
+        self.ov = openvino
+        self.case, self.record = case, record
+        self.core = openvino.Core()
+        start = time.perf_counter()
+        try:
+            self.model = self.core.read_model(str(case.onnx(record)))
+            record["source"] = "onnx"
+        except Exception as error:  # noqa: BLE001 -- the PyTorch frontend is the second way in
+            record["onnx_error"] = first_line(error)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.model = openvino.convert_model(case.module, example_input=case.args)
+            record["source"] = "convert_model"
+        record["convert_s"] = round(time.perf_counter() - start, 3)
+        record["compile_s"] = {}
+        self.compiled: dict[int, Any] = {}
+        request = self._request(opts.threads[0])
+        self.outputs = [np.asarray(o) for o in request.infer(self._feeds()).values()]
+
+    def _request(self, threads: int) -> Any:
+        if threads not in self.compiled:
+            start = time.perf_counter()
+            compiled = self.core.compile_model(self.model, "CPU", {
+                "INFERENCE_PRECISION_HINT": "f32", "PERFORMANCE_HINT": "LATENCY",
+                "INFERENCE_NUM_THREADS": threads})
+            self.record["compile_s"][str(threads)] = round(time.perf_counter() - start, 3)
+            self.compiled = {threads: compiled.create_infer_request()}
+        return self.compiled[threads]
+
+    def _feeds(self) -> list[np.ndarray]:
+        return [a.numpy() for a in self.case.args]
+
+    def latency(self, threads: int, warmup: int, iters: int) -> float:
+        request = self._request(threads)
+        feeds = self._feeds()
+        return median_ms(lambda: request.infer(feeds), warmup, iters)
 
 
 class AOTInductor:
@@ -374,7 +433,7 @@ class AOTInductor:
 
 
 PREPARE = {"bundle": Bundle, "eager": Eager, "compile": Compile, "ort": OnnxRuntime,
-           "aoti": AOTInductor}
+           "openvino": OpenVino, "aoti": AOTInductor}
 
 
 def bench_case(opts: argparse.Namespace, model: str, batch: int) -> dict[str, Any]:
@@ -474,8 +533,9 @@ def per_threads(record: dict[str, Any], key: str) -> str:
 
 def report(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     others = [b for b in BACKENDS if b != "bundle"]
-    lines = [f"CPU latency, ms (median), {meta['size']} sizes, fp32; {meta['cpu']}, "
-             f"{meta['cpus']} CPUs; torch {meta['torch']}, onnxruntime {meta['onnxruntime']}; "
+    lines = [f"CPU latency, ms (median), {meta['size']} sizes, fp32; {meta['cpu']} "
+             f"({meta['isa']}), {meta['cpus']} CPUs; torch {meta['torch']}, onnxruntime "
+             f"{meta['onnxruntime']}, openvino {meta['openvino']}; "
              f"{meta['iters']} timed runs in {meta['rounds']} round(s) after {meta['warmup']} "
              "warm-up run(s) per round. bundle/X below 1: the bundle is faster.", "",
              "| model | batch | threads | " + " | ".join(LABELS[b] for b in BACKENDS) + " | "
@@ -506,15 +566,19 @@ def report(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     lines += ["", "Compile times, seconds (per thread count where a backend compiles per thread "
               "count: " + " / ".join(str(t) for t in meta["threads"]) + ")", "",
               "| model | batch | torch.export | thunderc | bundle build | torch.compile first call "
-              "| ONNX export | ORT session | AOTInductor compile + load |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "| ONNX export | ORT session | OpenVINO read + compile | AOTInductor compile + load |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
-        bundle, compiled, ort, aoti = (r["backends"][b] for b in ("bundle", "compile", "ort", "aoti"))
+        bundle, compiled, ort, ov, aoti = (r["backends"][b] for b in
+                                           ("bundle", "compile", "ort", "openvino", "aoti"))
+        onnx_export = ort.get("onnx_export_s", ov.get("onnx_export_s"))
+        ov_times = fmt(ov.get("convert_s")) + " + " + per_threads(ov, "compile_s") \
+            if ov.get("convert_s") is not None else "—"
         lines.append("| " + " | ".join([
             r["model"], str(r["batch"]), fmt(bundle.get("torch_export_s")),
             fmt(bundle.get("thunderc_s")), fmt(bundle.get("bundle_build_s")),
-            per_threads(compiled, "first_call_s"), fmt(ort.get("onnx_export_s")),
-            per_threads(ort, "session_s"), per_threads(aoti, "compile_s")]) + " |")
+            per_threads(compiled, "first_call_s"), fmt(onnx_export),
+            per_threads(ort, "session_s"), ov_times, per_threads(aoti, "compile_s")]) + " |")
 
     compared = [b for b in BACKENDS if b != "eager"]
     lines += ["", "Largest |output - eager| per backend, relative to the largest |eager| output "
@@ -579,6 +643,24 @@ def cpu_name() -> str:
     return platform.processor() or "unknown CPU"
 
 
+def cpu_isa() -> str:
+    """The vector extensions that decide which kernels a library picks, from /proc/cpuinfo."""
+    flags: set[str] = set()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    except OSError:
+        return "ISA unknown"
+    names = [("avx2", "AVX2"), ("fma", "FMA"), ("avx512f", "AVX-512F"), ("avx512bw", "BW"),
+             ("avx512vl", "VL"), ("avx512_vnni", "VNNI"), ("avx512_bf16", "BF16"),
+             ("avx512_fp16", "FP16"), ("amx_tile", "AMX"), ("amx_bf16", "AMX-BF16"),
+             ("amx_int8", "AMX-INT8")]
+    present = [label for flag, label in names if flag in flags]
+    return " ".join(present) if present else "no AVX2"
+
+
 def version(module: str) -> str:
     try:
         return __import__(module).__version__
@@ -606,7 +688,8 @@ def main(argv: list[str] | None = None) -> int:
             "threads": opts.threads, "iters": opts.iters, "warmup": opts.warmup,
             "rounds": opts.rounds, "skipped": sorted(opts.skip), "cpu": cpu_name(),
             "cpus": len(os.sched_getaffinity(0)), "torch": torch.__version__,
-            "onnxruntime": version("onnxruntime"), "onnxscript": version("onnxscript"),
+            "isa": cpu_isa(), "onnxruntime": version("onnxruntime"),
+            "openvino": version("openvino"), "onnxscript": version("onnxscript"),
             "transformers": version("transformers"), "python": platform.python_version(),
             "date": datetime.datetime.now().isoformat(timespec="seconds")}
     results: list[dict[str, Any]] = []

@@ -1,7 +1,9 @@
-// CPU kernels for GEMM and convolution. gemm calls cblas_sgemm/cblas_dgemm when the bundle is
-// built with TC_USE_CBLAS (then <cblas.h> must be on the include path); otherwise, and always
-// for f16/bf16 and integers, it runs plain loops accumulating in double. conv2d lowers to
-// im2col + gemm, conv_transpose2d to gemm + col2im.
+// CPU kernels for GEMM and convolution. gemm<float> runs the bundle's own AVX-512 GEMM
+// (tc_kernels_sgemm.h) on CPUs that have AVX-512, else cblas_sgemm; gemm<double> calls
+// cblas_dgemm -- the CBLAS calls when the bundle is built with TC_USE_CBLAS (then <cblas.h>
+// must be on the include path); otherwise, and always for f16/bf16 and integers, gemm runs
+// plain loops accumulating in double. linear_packed multiplies by a weight thunderc stored
+// pre-packed in weights.bin. conv2d lowers to im2col + gemm, conv_transpose2d to gemm + col2im.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #endif
 
 #include "tc_kernels_common.h"
+#include "tc_kernels_sgemm.h"
 #include "tc_math.h"
 #include "tc_parallel.h"
 
@@ -94,6 +97,84 @@ inline void gemm_cblas(int64_t batch, int64_t m, int64_t n, int64_t k, const T *
   }
 }
 #endif
+
+/// gemm_library's contract in plain loops (float sums in ascending k): the fallback when the
+/// AVX-512 GEMM cannot allocate its packing buffers and no CBLAS is linked.
+template <typename T>
+inline void gemm_strided_loops(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a,
+                               int64_t a_batch_stride, bool trans_a, int64_t lda, const T *b,
+                               int64_t b_batch_stride, bool trans_b, int64_t ldb, double alpha,
+                               double beta, T *c, int64_t c_batch_stride, int64_t ldc) {
+  for (int64_t index = 0; index < batch; ++index)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        T sum = T(0);
+        for (int64_t p = 0; p < k; ++p)
+          sum += a[index * a_batch_stride + (trans_a ? p * lda + i : i * lda + p)] *
+                 b[index * b_batch_stride + (trans_b ? j * ldb + p : p * ldb + j)];
+        T &out = c[index * c_batch_stride + i * ldc + j];
+        out = static_cast<T>(alpha) * sum + (beta != 0.0 ? static_cast<T>(beta) * out : T(0));
+      }
+}
+
+/// Float products with at least this many rows use the AVX-512 GEMM (where the CPU has it)
+/// even when CBLAS is linked: below it, packing B on every call costs more than it saves.
+constexpr int64_t kOwnGemmMinRows = 16;
+
+/// Whether gemm has a library-style path for T: CBLAS for float and double, or (float, on a
+/// CPU with AVX-512) the bundle's own GEMM.
+template <typename T> inline bool has_gemm_library() {
+#if defined(TC_USE_CBLAS)
+  if constexpr (std::is_same<T, double>::value)
+    return true;
+  if constexpr (std::is_same<T, float>::value)
+    return true;
+#endif
+  if constexpr (std::is_same<T, float>::value)
+    return sgemm::enabled();
+  return false;
+}
+
+/// One single-threaded block of gemm with explicit leading dimensions: the AVX-512 GEMM for
+/// float where enabled (and, with CBLAS linked, for products of kOwnGemmMinRows rows or more),
+/// else CBLAS; k > 0.
+template <typename T>
+inline void gemm_library(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a,
+                         int64_t a_batch_stride, bool trans_a, int64_t lda, const T *b,
+                         int64_t b_batch_stride, bool trans_b, int64_t ldb, double alpha,
+                         double beta, T *c, int64_t c_batch_stride, int64_t ldc) {
+  if constexpr (std::is_same<T, float>::value) {
+#if defined(TC_USE_CBLAS)
+    const bool own = sgemm::enabled() && m >= kOwnGemmMinRows;
+#else
+    const bool own = sgemm::enabled();
+#endif
+    if (own) {
+      int64_t index = 0;
+      for (; index < batch; ++index)
+        if (!sgemm::gemm_avx512(m, n, k, a + index * a_batch_stride, trans_a, lda,
+                                b + index * b_batch_stride, trans_b, ldb,
+                                static_cast<float>(alpha), static_cast<float>(beta),
+                                c + index * c_batch_stride, ldc))
+          break;
+      if (index == batch)
+        return;
+      a += index * a_batch_stride;
+      b += index * b_batch_stride;
+      c += index * c_batch_stride;
+      batch -= index;
+    }
+  }
+#if defined(TC_USE_CBLAS)
+  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+    gemm_cblas(batch, m, n, k, a, a_batch_stride, trans_a, lda, b, b_batch_stride, trans_b, ldb,
+               alpha, beta, c, c_batch_stride, ldc);
+    return;
+  }
+#endif
+  gemm_strided_loops(batch, m, n, k, a, a_batch_stride, trans_a, lda, b, b_batch_stride,
+                     trans_b, ldb, alpha, beta, c, c_batch_stride, ldc);
+}
 
 /// Products with at most this many rows of C (decode steps, attention of one query row) skip
 /// the library GEMM, which packs all of B on every call -- for a weight read once per token
@@ -219,10 +300,11 @@ void gemm_few_rows(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a,
 /// op(B[i]) [k, n]: A[i] is a + i * a_batch_stride, stored [m, k] or, with trans_a, [k, m]
 /// (likewise B[i], [k, n] or [n, k]); a batch stride of 0 broadcasts one matrix. C is
 /// contiguous [batch, m, n]. beta == 0 means C is not read (NaNs in it are ignored); k == 0
-/// gives beta * C. With TC_USE_CBLAS, float and double call cblas_sgemm/cblas_dgemm (float
-/// accumulation for float, like PyTorch's CPU GEMM) -- or, for products of at most
-/// kGemvMaxRows rows, detail::gemm_few_rows, which accumulates in T the same way; everything
-/// else runs gemm_loops.
+/// gives beta * C. Float runs the AVX-512 GEMM on CPUs with AVX-512 (detail::gemm_library);
+/// with TC_USE_CBLAS, float and double call cblas_sgemm/cblas_dgemm (float accumulation for
+/// float, like PyTorch's CPU GEMM) -- and either way products of at most kGemvMaxRows rows go
+/// to detail::gemm_few_rows, which accumulates in T the same way; everything else runs
+/// gemm_loops.
 template <typename T>
 void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, int64_t a_batch_stride,
           bool trans_a, const T *b, int64_t b_batch_stride, bool trans_b, double alpha,
@@ -243,48 +325,46 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, int64_t a_
   constexpr int64_t kParallelWork = int64_t(1) << 20;
   const int64_t threads = parallel_threads();
   const bool parallel = threads > 1 && batch * m * n * (k > 0 ? k : 1) >= kParallelWork;
-#if defined(TC_USE_CBLAS)
   if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
-    if (k > 0 && m <= detail::kGemvMaxRows && (!trans_a || m == 1)) {
-      detail::gemm_few_rows(batch, m, n, k, a, a_batch_stride, b, b_batch_stride, trans_b, alpha,
-                            beta, c, parallel);
-      return;
-    }
-    if (k > 0) {
+    if (k > 0 && detail::has_gemm_library<T>()) {
+      if (m <= detail::kGemvMaxRows && (!trans_a || m == 1)) {
+        detail::gemm_few_rows(batch, m, n, k, a, a_batch_stride, b, b_batch_stride, trans_b, alpha,
+                              beta, c, parallel);
+        return;
+      }
       const int64_t lda = trans_a ? m : k;
       const int64_t ldb = trans_b ? k : n;
       if (!parallel) {
-        detail::gemm_cblas(batch, m, n, k, a, a_batch_stride, trans_a, lda, b, b_batch_stride,
-                           trans_b, ldb, alpha, beta, c, m * n, n);
+        detail::gemm_library(batch, m, n, k, a, a_batch_stride, trans_a, lda, b, b_batch_stride,
+                             trans_b, ldb, alpha, beta, c, m * n, n);
       } else if (batch >= threads) {
         parallel_for(batch, 1, [&](int64_t begin, int64_t end) {
-          detail::gemm_cblas(end - begin, m, n, k, a + begin * a_batch_stride, a_batch_stride,
-                             trans_a, lda, b + begin * b_batch_stride, b_batch_stride, trans_b,
-                             ldb, alpha, beta, c + begin * m * n, m * n, n);
+          detail::gemm_library(end - begin, m, n, k, a + begin * a_batch_stride, a_batch_stride,
+                               trans_a, lda, b + begin * b_batch_stride, b_batch_stride, trans_b,
+                               ldb, alpha, beta, c + begin * m * n, m * n, n);
         });
       } else if (m >= 4 * threads && (m >= n || n < 16 * threads)) {
         // Rows: each piece packs all of B, so this split is for products with more rows than
         // columns; wider ones (a convolution's pixels, a sequence's features) split the
         // columns below, where each piece packs A, the smaller operand, again.
         parallel_for(m, 4, [&](int64_t begin, int64_t end) {
-          detail::gemm_cblas(batch, end - begin, n, k, a + (trans_a ? begin : begin * k),
-                             a_batch_stride, trans_a, lda, b, b_batch_stride, trans_b, ldb, alpha,
-                             beta, c + begin * n, m * n, n);
+          detail::gemm_library(batch, end - begin, n, k, a + (trans_a ? begin : begin * k),
+                               a_batch_stride, trans_a, lda, b, b_batch_stride, trans_b, ldb, alpha,
+                               beta, c + begin * n, m * n, n);
         });
       } else {
         const int64_t blocks = (n + 15) / 16;
         parallel_for(blocks, 1, [&](int64_t begin, int64_t end) {
           const int64_t n0 = begin * 16;
           const int64_t n1 = end * 16 < n ? end * 16 : n;
-          detail::gemm_cblas(batch, m, n1 - n0, k, a, a_batch_stride, trans_a, lda,
-                             b + (trans_b ? n0 * k : n0), b_batch_stride, trans_b, ldb, alpha,
-                             beta, c + n0, m * n, n);
+          detail::gemm_library(batch, m, n1 - n0, k, a, a_batch_stride, trans_a, lda,
+                               b + (trans_b ? n0 * k : n0), b_batch_stride, trans_b, ldb, alpha,
+                               beta, c + n0, m * n, n);
         });
       }
       return;
     }
   }
-#endif
   if (parallel && !trans_a && batch == 1 && m > 1) {
     parallel_for(m, 1, [&](int64_t begin, int64_t end) {
       gemm_loops(int64_t(1), end - begin, n, k, a + begin * k, a_batch_stride, trans_a, b,
@@ -302,6 +382,50 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, int64_t a_
   }
   gemm_loops(batch, m, n, k, a, a_batch_stride, trans_a, b, b_batch_stride, trans_b, alpha, beta,
              c);
+}
+
+/// C[m, n] = A @ W^T + beta * C (C not read when beta == 0) for a float Linear weight W [n, k]
+/// that thunderc stored pre-packed (sgemm::pack_b_whole, trans_b) in weights.bin, A row-major
+/// [m, k]: no B is packed at run time. The AVX-512 kernel where the CPU has it, else the
+/// portable loop over the same layout. Split over the context's threads like gemm: by blocks
+/// of 32 columns when there are enough of them (each thread then reads only its part of W),
+/// else by rows.
+inline void linear_packed(int64_t m, int64_t n, int64_t k, const float *a, const float *packed,
+                          double beta, float *c) {
+  if (m <= 0 || n <= 0)
+    return;
+  if (k <= 0) {
+    for (int64_t i = 0; i < m * n; ++i)
+      c[i] = beta != 0.0 ? static_cast<float>(beta) * c[i] : 0.0f;
+    return;
+  }
+  const bool own = sgemm::enabled();
+  const float b = static_cast<float>(beta);
+  auto block = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+    if (own)
+      sgemm::gemm_packed_avx512(i1 - i0, n, k, a + i0 * k, k, packed, 1.0f, b, c + i0 * n, n,
+                                j0, j1);
+    else
+      sgemm::gemm_packed_portable(i1 - i0, n, k, a + i0 * k, k, packed, 1.0f, b, c + i0 * n,
+                                  n, j0, j1);
+  };
+  constexpr int64_t kParallelWork = int64_t(1) << 20;
+  const int64_t threads = parallel_threads();
+  if (threads <= 1 || m * n * k < kParallelWork) {
+    block(0, m, 0, n);
+    return;
+  }
+  const int64_t panels = (n + sgemm::kNr - 1) / sgemm::kNr;
+  if (panels >= 2 * threads || m < 2 * sgemm::kMr) {
+    parallel_for(panels, 1, [&](int64_t begin, int64_t end) {
+      block(0, m, begin * sgemm::kNr, end * sgemm::kNr < n ? end * sgemm::kNr : n);
+    });
+    return;
+  }
+  const int64_t row_blocks = (m + sgemm::kMr - 1) / sgemm::kMr;
+  parallel_for(row_blocks, 1, [&](int64_t begin, int64_t end) {
+    block(begin * sgemm::kMr, end * sgemm::kMr < m ? end * sgemm::kMr : m, 0, n);
+  });
 }
 
 /// Grouped GEMM (a Mixture-of-Experts layer's tokens sorted by expert): C [rows, n] gets

@@ -13,7 +13,7 @@ SCRIPT = os.path.join(ROOT, "benchmarks", "cpu_bench.py")
 THUNDERC = os.environ.get("THUNDERC_BIN", os.path.join(ROOT, "build", "cli", "thunderc"))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
-BACKENDS = ["bundle", "eager", "compile", "ort", "aoti"]
+BACKENDS = ["bundle", "eager", "compile", "ort", "openvino", "aoti"]
 
 
 def bench(*arguments, timeout=900):
@@ -41,9 +41,11 @@ def test_smoke_run_measures_every_backend(tmp_path):
     assert case["backends"]["compile"]["first_call_s"]["1"] > 0
     assert case["backends"]["ort"]["onnx_export_s"] > 0
     assert case["backends"]["aoti"]["compile_s"]["1"] > 0
+    assert case["backends"]["openvino"]["compile_s"]["1"] > 0
     table = (tmp_path / "cpu_bench.md").read_text()
     assert table in result.stdout
     assert "| hf_bert | 1 | 1 |" in table and "bundle/ONNX Runtime" in table
+    assert "bundle/OpenVINO" in table and data["meta"]["isa"] in table
     assert "geomean, 1 thread(s)" in table and "Errors:" not in table
     assert (tmp_path / "cpu_bench.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -63,8 +65,8 @@ def test_report_records_errors_and_skips():
     """A failed or skipped backend shows in the tables and leaves the geomeans to the others."""
     import cpu_bench
 
-    meta = dict(size="real", cpu="cpu", cpus=2, torch="t", onnxruntime="o", iters=3, rounds=1,
-                warmup=1, threads=[1, 2])
+    meta = dict(size="real", cpu="cpu", isa="AVX2", cpus=2, torch="t", onnxruntime="o",
+                openvino="v", iters=3, rounds=1, warmup=1, threads=[1, 2])
 
     def backends(bundle, eager, ort):
         return {"bundle": {"latency_ms": {"1": bundle, "2": bundle / 2}, "max_rel_err": 1e-6,
@@ -72,15 +74,17 @@ def test_report_records_errors_and_skips():
                 "eager": {"latency_ms": {"1": eager, "2": eager / 2}, "max_rel_err": 0.0},
                 "compile": {"error": "RuntimeError: boom"},
                 "ort": {"latency_ms": {"1": ort, "2": ort}, "max_rel_err": 2e-6},
+                "openvino": {"latency_ms": {"1": ort * 2, "2": ort * 2}, "max_rel_err": 3e-6},
                 "aoti": {"skipped": True}}
 
     results = [{"model": "a", "batch": 1, "backends": backends(1.0, 2.0, 4.0)},
                {"model": "b", "batch": 8, "backends": backends(8.0, 2.0, 2.0)}]
     table = cpu_bench.report(results, meta)
-    assert "| a | 1 | 1 | 1 | 2 | error | 4 | skipped | 0.5 | — | 0.25 | — |" in table
-    assert "| b | 8 | 2 | 4 | 1 | error | 2 | skipped | 4 | — | 2 | — |" in table
+    assert "| a | 1 | 1 | 1 | 2 | error | 4 | 8 | skipped | 0.5 | — | 0.25 | 0.125 | — |" in table
+    assert "| b | 8 | 2 | 4 | 1 | error | 2 | 4 | skipped | 4 | — | 2 | 1 | — |" in table
     # bundle/eager: 0.5 and 4 at 1 thread -> sqrt(2); all four rows -> sqrt(2) too.
     geomean = [line for line in table.splitlines() if "geomean, 1 thread(s)" in line][0]
     assert f"**{math.sqrt(2):.3g}**" in geomean
     assert "- a batch 1, torch.compile: RuntimeError: boom" in table
-    assert "| a | 1 | 1.0e-06 | error | 2.0e-06 | skipped |" in table
+    assert "| a | 1 | 1.0e-06 | error | 2.0e-06 | 3.0e-06 | skipped |" in table
+    assert "cpu (AVX2)" in table and "openvino v" in table
