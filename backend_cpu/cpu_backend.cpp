@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "backend_cpu/kernels/tc_kernels_sgemm.h"
 #include "backend_cpu/loop_kernels.h"
 #include "codegen/bundle.h"
 #include "codegen/emit_state.h"
@@ -13,6 +14,42 @@
 namespace thunderc::cpu {
 using namespace codegen;
 namespace {
+
+/// How a weight is read by GEMMs, when every use of it (directly or inside a fusion's body,
+/// where the library op of a GEMM-epilogue fusion reads it) is the same kind of float GEMM
+/// operand: the weight [n, k] of a linear, or the B [k, n] of an addmm.
+enum class GemmWeight { None, Linear, Addmm };
+
+GemmWeight gemmWeightUse(const ir::Value &value) {
+  GemmWeight kind = GemmWeight::None;
+  auto agree = [&kind](GemmWeight use) {
+    if (kind != GemmWeight::None && kind != use)
+      return false;
+    kind = use;
+    return true;
+  };
+  if (!value.hasUses())
+    return GemmWeight::None;
+  for (const ir::Use &use : value.uses()) {
+    const ir::Node &user = *use.user;
+    const bool floats = user.numResults() == 1 && user.result()->type().dtype == ir::DType::F32;
+    if (user.op() == ir::OpKind::Linear && use.operandIndex == 1 && floats &&
+        user.operand(0)->type().dtype == ir::DType::F32 && agree(GemmWeight::Linear))
+      continue;
+    if (user.op() == ir::OpKind::Addmm && use.operandIndex == 2 && floats &&
+        user.operand(1)->type().dtype == ir::DType::F32 && agree(GemmWeight::Addmm))
+      continue;
+    if (user.op() == ir::OpKind::Fusion && user.body() != nullptr &&
+        static_cast<size_t>(use.operandIndex) < user.body()->inputs().size()) {
+      GemmWeight inner =
+          gemmWeightUse(*user.body()->inputs()[static_cast<size_t>(use.operandIndex)]);
+      if (inner != GemmWeight::None && agree(inner))
+        continue;
+    }
+    return GemmWeight::None;
+  }
+  return kind;
+}
 
 class CpuBackend final : public TargetBackend {
 public:
@@ -23,6 +60,49 @@ public:
   // (tc_parallel.h) for its kernels.
   ModelBaseSpec modelBase() const override {
     return {".cpp", "tc_model_base.h", "tc", {"tc::PoolScope pool_scope(context->pool);"}, false};
+  }
+
+  // Float GEMM weights -- a linear's [n, k], an addmm's B [k, n] -- go into weights.bin
+  // pre-packed in the GEMM's panels (tc_kernels_sgemm.h's pack_b_whole; the same layout for
+  // every ISA), so that no run packs them: gemm_packed reads them. A weight read any other way
+  // (also an output, a state, shared by name with another input, another op's operand)
+  // stays row-major.
+  std::map<std::string, StoredWeight> storedWeights(const ir::Graph &graph) const override {
+    std::map<std::string, int> names;
+    for (const auto &input : graph.inputs())
+      if (input->inputKind() != ir::InputKind::User)
+        ++names[input->weightName()];
+    std::map<std::string, StoredWeight> stored;
+    for (const auto &input : graph.inputs()) {
+      const ir::TensorType &type = input->type();
+      const ir::InputKind kind = input->inputKind();
+      if (kind == ir::InputKind::User || kind == ir::InputKind::State ||
+          names[input->weightName()] != 1 || type.dtype != ir::DType::F32 || type.rank() != 2 ||
+          !type.shape[0].isStatic() || !type.shape[1].isStatic() ||
+          graph.isOutput(input.get()))
+        continue;
+      const GemmWeight use = gemmWeightUse(*input);
+      if (use == GemmWeight::None)
+        continue;
+      const bool linear = use == GemmWeight::Linear;
+      const int64_t n = type.shape[linear ? 0 : 1].value();
+      const int64_t k = type.shape[linear ? 1 : 0].value();
+      if (n == 0 || k == 0)
+        continue;
+      StoredWeight weight;
+      weight.shape = {tc::sgemm::packed_b_floats(n, k)};
+      weight.dtype = ir::DType::F32;
+      weight.pack = [n, k, linear](const ir::TensorView &view) {
+        ir::HostTensor rows = ir::contiguousCopy(view);
+        std::vector<uint8_t> bytes(static_cast<size_t>(tc::sgemm::packed_b_floats(n, k)) *
+                                   sizeof(float));
+        tc::sgemm::pack_b_whole(n, k, reinterpret_cast<const float *>(rows.bytes.data()), linear,
+                                linear ? k : n, reinterpret_cast<float *>(bytes.data()));
+        return bytes;
+      };
+      stored.emplace(input->weightName(), std::move(weight));
+    }
+    return stored;
   }
 
   Status emitKernel(const ir::Node &node, EmitState &state) override {

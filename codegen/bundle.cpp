@@ -25,8 +25,10 @@ namespace {
 
 /// The writer of weights.bin. Contiguous weights are borrowed, not copied: they live in the
 /// mapped archive or the graph's folded constants until the bundle is written, so the file is
-/// streamed from them; only strided views are copied into contiguous order.
-Expected<WeightsWriter> weightsFile(const ir::Graph &graph, const WeightSource &weights) {
+/// streamed from them; only strided views are copied into contiguous order, and the weights
+/// the target stores in its own layout (`stored`) are written in it.
+Expected<WeightsWriter> weightsFile(const ir::Graph &graph, const WeightSource &weights,
+                                    const std::map<std::string, StoredWeight> &stored) {
   WeightsWriter writer;
   std::set<std::string> written;
   for (const auto &input : graph.inputs()) {
@@ -42,7 +44,12 @@ Expected<WeightsWriter> weightsFile(const ir::Graph &graph, const WeightSource &
     const size_t byteSize = static_cast<size_t>(count) * ir::dtypeSize(view.dtype);
     std::string error;
     bool added = false;
-    if (count == 0 || view.strides == ir::contiguousStrides(view.shape)) {
+    auto own = stored.find(input->weightName());
+    if (own != stored.end()) {
+      std::vector<uint8_t> bytes = own->second.pack(view);
+      added = writer.add(input->weightName(), static_cast<tc_dtype>(own->second.dtype),
+                         own->second.shape, bytes.data(), bytes.size(), &error);
+    } else if (count == 0 || view.strides == ir::contiguousStrides(view.shape)) {
       added = writer.addBorrowed(input->weightName(), static_cast<tc_dtype>(view.dtype),
                                  view.shape, view.data, byteSize, &error);
     } else {
@@ -242,7 +249,8 @@ std::string goldenTestCmake(const BundleOptions &options, bool hasGolden) {
 Status writeBundle(const ir::Graph &graph, const WeightSource &weights,
                    const BundleOptions &options, TargetBackend &backend,
                    const std::string &outDir) {
-  TC_ASSIGN_OR_RETURN(WeightsWriter weightsWriter, weightsFile(graph, weights));
+  TC_ASSIGN_OR_RETURN(WeightsWriter weightsWriter,
+                      weightsFile(graph, weights, backend.storedWeights(graph)));
   std::string compileId = compileIdOf(graph, weightsWriter, options, backend);
   EmitOptions emitOptions{options.name, options.sourceName, options.allowTf32, compileId,
                           options.debugPerturb};

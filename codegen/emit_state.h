@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,12 @@ public:
   /// The C++ pointer variable holding `value`'s data ("v7").
   const std::string &ptr(const ir::Value *value) const;
   void setPtr(const ir::Value *value, std::string name) { pointers_[value] = std::move(name); }
+  /// Weight pointers ("w3") whose data the target stores in its own layout
+  /// (TargetBackend::storedWeights): only the calls made for that layout may read them.
+  void markPackedWeight(std::string pointer) { packedWeights_.insert(std::move(pointer)); }
+  bool isPackedWeight(const std::string &pointer) const {
+    return packedWeights_.count(pointer) != 0;
+  }
 
   /// Reserves an arena slot of `elements` (a C++ expression) values of `type` for the node
   /// being emitted and returns the pointer variable's name. The driver lays slots out.
@@ -95,6 +102,7 @@ private:
   int kernels_ = 0;
   const std::map<const ir::Value *, opt::ValueLayout> *layouts_ = nullptr;
   std::map<const ir::Value *, std::string> pointers_;
+  std::set<std::string> packedWeights_;
   std::vector<Slot> workspaces_;
 };
 

@@ -37,6 +37,13 @@ Status emitLinear(const ir::Node &node, EmitState &state) {
     emitBroadcastFill(state, node.operand(2), result->type().shape, state.ptr(result));
     beta = 1.0;
   }
+  if (!state.onDevice() && state.isPackedWeight(state.ptr(weight))) {
+    // The weight is stored pre-packed for the CPU GEMM (cpu_backend.cpp's storedWeights).
+    state.callLibrary("gemm_packed(" + rows + ", " + out + ", " + in + ", " + state.ptr(x) +
+                      ", " + state.ptr(weight) + ", 1.0, " + doubleLiteral(beta) + ", " +
+                      state.ptr(result) + ")");
+    return Status::success();
+  }
   state.callLibrary("gemm<" + ctype(result) + ">(1, " + rows + ", " + out + ", " + in +
                     ", " + state.ptr(x) + ", 0, false, " + state.ptr(weight) +
                     ", 0, true, 1.0, " + doubleLiteral(beta) + ", " + state.ptr(result) + ")");
@@ -125,6 +132,14 @@ Status emitAddmm(const ir::Node &node, EmitState &state) {
     emitBroadcastFill(state, node.operand(0), result->type().shape, state.ptr(result));
   }
   const ir::Shape &aShape = a->type().shape;
+  if (!state.onDevice() && state.isPackedWeight(state.ptr(b))) {
+    // B is a weight stored pre-packed for the CPU GEMM (cpu_backend.cpp's storedWeights).
+    state.callLibrary("gemm_packed(" + dimExpr(aShape[0]) + ", " + dimExpr(b->type().shape[1]) +
+                      ", " + dimExpr(aShape[1]) + ", " + state.ptr(a) + ", " + state.ptr(b) +
+                      ", " + doubleLiteral(alpha) + ", " + doubleLiteral(beta) + ", " +
+                      state.ptr(result) + ")");
+    return Status::success();
+  }
   state.callLibrary("gemm<" + ctype(result) + ">(1, " + dimExpr(aShape[0]) + ", " +
                     dimExpr(b->type().shape[1]) + ", " + dimExpr(aShape[1]) + ", " +
                     state.ptr(a) + ", 0, false, " + state.ptr(b) + ", 0, false, " +

@@ -213,8 +213,12 @@ private:
     for (size_t i = 0; i < inputs.size(); ++i)
       state.setPtr(inputs[i], "in" + std::to_string(i));
     std::vector<const ir::Value *> weights = weightInputs(graph_);
-    for (size_t i = 0; i < weights.size(); ++i)
+    std::map<std::string, StoredWeight> stored = backend_.storedWeights(graph_);
+    for (size_t i = 0; i < weights.size(); ++i) {
       state.setPtr(weights[i], "w" + std::to_string(i));
+      if (stored.count(weights[i]->weightName()))
+        state.markPackedWeight("w" + std::to_string(i));
+    }
     std::vector<const ir::Value *> states = stateInputs(graph_);
     for (size_t k = 0; k < states.size(); ++k) {
       state.setPtr(states[k], "st" + std::to_string(k));
@@ -309,13 +313,22 @@ private:
     code.line("static constexpr int kNumOutputs = " + std::to_string(graph_.numUserOutputs()) +
               ";");
     std::vector<std::string> entries;
+    std::map<std::string, StoredWeight> stored = backend_.storedWeights(graph_);
     for (const ir::Value *weight : weights) {
       std::vector<std::string> dims;
-      for (const ir::Dim &dim : weight->type().shape)
-        dims.push_back(std::to_string(dim.value()));
-      entries.push_back("{" + stringLiteral(weight->weightName()) + ", " +
-                        abiDType(weight->type().dtype) + ", " +
-                        std::to_string(weight->type().rank()) + ", " + braceList(dims) + "}");
+      ir::DType dtype = weight->type().dtype;
+      auto own = stored.find(weight->weightName());
+      if (own != stored.end()) {
+        // Stored in the target's layout: weights.bin holds that shape.
+        for (int64_t dim : own->second.shape)
+          dims.push_back(std::to_string(dim));
+        dtype = own->second.dtype;
+      } else {
+        for (const ir::Dim &dim : weight->type().shape)
+          dims.push_back(std::to_string(dim.value()));
+      }
+      entries.push_back("{" + stringLiteral(weight->weightName()) + ", " + abiDType(dtype) +
+                        ", " + std::to_string(dims.size()) + ", " + braceList(dims) + "}");
     }
     emitTable(code, "tc::WeightSpec kWeights", entries, "{\"\", TC_DTYPE_F32, 0, {0}}");
     code.line("static constexpr size_t kNumWeights = " + std::to_string(weights.size()) + ";");

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,6 +19,7 @@
 
 #include "codegen/code_writer.h"
 #include "ir/graph.h"
+#include "ir/host_tensor.h"
 #include "ir/status.h"
 
 namespace thunderc::codegen {
@@ -44,6 +47,16 @@ struct ModelBaseSpec {
   bool graphs = false;
 };
 
+/// A weight the target stores in weights.bin in a layout of its own instead of row-major (the
+/// CPU's pre-packed GEMM panels): its shape and dtype there, and how to write it from the
+/// weight's data. The generated code reads it through calls that expect that layout
+/// (EmitState::isPackedWeight).
+struct StoredWeight {
+  std::vector<int64_t> shape;
+  ir::DType dtype = ir::DType::F32;
+  std::function<std::vector<uint8_t>(const ir::TensorView &)> pack;
+};
+
 /// One target's part of a bundle. A backend object serves one compilation (it may keep state
 /// between prepare() and the emit calls, such as the CUDA kernels it printed).
 class TargetBackend {
@@ -56,6 +69,10 @@ public:
   virtual Status prepare(const ir::Graph &graph) = 0;
   /// The model source's extension and the shipped base its `Model` derives from.
   virtual ModelBaseSpec modelBase() const = 0;
+  /// The weights this target stores in its own layout, by weight name: a pure function of
+  /// the graph (bundle.cpp writes weights.bin from it, the model emitter the weight table and
+  /// the calls). The default stores every weight row-major.
+  virtual std::map<std::string, StoredWeight> storedWeights(const ir::Graph &graph) const;
   /// Definitions in the source's anonymous namespace before the `Model` struct (CUDA: the
   /// device kernels), then the target's own constants inside it (CUDA: kAllowTf32, the gather
   /// sites, why runs cannot be graphs), once every node is emitted.

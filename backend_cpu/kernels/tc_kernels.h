@@ -7,8 +7,12 @@
 //                          random_element over tc_random.h's Philox generator
 //   tc_kernels_shape.h     strided_copy/strided_store, triangle, fill, arange, random_fill,
 //                          embedding, index_select, gather, pad, scatter
-//   tc_kernels_linalg.h    gemm (BLAS or loops), conv2d (im2col + gemm), conv_transpose2d
+//   tc_kernels_linalg.h    gemm (own AVX-512 GEMM, BLAS or loops), gemm_packed (weights
+//                          stored pre-packed), conv2d (im2col + gemm), conv_transpose2d
 //                          (gemm + col2im)
+//   tc_kernels_sgemm.h     the AVX-512 float GEMM: packed 32-column panels, 12 x 32 register
+//                          block, chosen by the CPU at run time; pack_b_whole (also run by
+//                          thunderc to write pre-packed weights)
 //   tc_kernels_quant.h     linear_wq (int8 / packed int4 weights; AVX-512, AVX2 or scalar
 //                          GEMV by the CPU, dequantized blocks + gemm for many rows)
 //   tc_kernels_pool.h      max_pool2d, avg_pool2d, adaptive_avg_pool2d, upsample

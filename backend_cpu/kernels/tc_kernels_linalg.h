@@ -2,7 +2,7 @@
 // (tc_kernels_sgemm.h) on CPUs that have AVX-512, else cblas_sgemm; gemm<double> calls
 // cblas_dgemm -- the CBLAS calls when the bundle is built with TC_USE_CBLAS (then <cblas.h>
 // must be on the include path); otherwise, and always for f16/bf16 and integers, gemm runs
-// plain loops accumulating in double. linear_packed multiplies by a weight thunderc stored
+// plain loops accumulating in double. gemm_packed multiplies by a weight thunderc stored
 // pre-packed in weights.bin. conv2d lowers to im2col + gemm, conv_transpose2d to gemm + col2im.
 #pragma once
 
@@ -384,14 +384,14 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, int64_t a_
              c);
 }
 
-/// C[m, n] = A @ W^T + beta * C (C not read when beta == 0) for a float Linear weight W [n, k]
-/// that thunderc stored pre-packed (sgemm::pack_b_whole, trans_b) in weights.bin, A row-major
-/// [m, k]: no B is packed at run time. The AVX-512 kernel where the CPU has it, else the
+/// C[m, n] = alpha * A @ B + beta * C (C not read when beta == 0) for a float weight B that
+/// thunderc stored pre-packed in weights.bin (sgemm::pack_b_whole: a Linear weight [n, k]
+/// transposed, an addmm's [k, n] as it is), A row-major [m, k]: no B is packed at run time. The AVX-512 kernel where the CPU has it, else the
 /// portable loop over the same layout. Split over the context's threads like gemm: by blocks
 /// of 32 columns when there are enough of them (each thread then reads only its part of W),
 /// else by rows.
-inline void linear_packed(int64_t m, int64_t n, int64_t k, const float *a, const float *packed,
-                          double beta, float *c) {
+inline void gemm_packed(int64_t m, int64_t n, int64_t k, const float *a, const float *packed,
+                        double alpha, double beta, float *c) {
   if (m <= 0 || n <= 0)
     return;
   if (k <= 0) {
@@ -400,13 +400,13 @@ inline void linear_packed(int64_t m, int64_t n, int64_t k, const float *a, const
     return;
   }
   const bool own = sgemm::enabled();
-  const float b = static_cast<float>(beta);
+  const float scale = static_cast<float>(alpha), b = static_cast<float>(beta);
   auto block = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
     if (own)
-      sgemm::gemm_packed_avx512(i1 - i0, n, k, a + i0 * k, k, packed, 1.0f, b, c + i0 * n, n,
+      sgemm::gemm_packed_avx512(i1 - i0, n, k, a + i0 * k, k, packed, scale, b, c + i0 * n, n,
                                 j0, j1);
     else
-      sgemm::gemm_packed_portable(i1 - i0, n, k, a + i0 * k, k, packed, 1.0f, b, c + i0 * n,
+      sgemm::gemm_packed_portable(i1 - i0, n, k, a + i0 * k, k, packed, scale, b, c + i0 * n,
                                   n, j0, j1);
   };
   constexpr int64_t kParallelWork = int64_t(1) << 20;

@@ -1,5 +1,5 @@
 // Tests of the bundle's own float GEMM (backend_cpu/kernels/tc_kernels_sgemm.h) and of
-// linear_packed (tc_kernels_linalg.h) against a double-precision reference: every row tail of
+// gemm_packed (tc_kernels_linalg.h) against a double-precision reference: every row tail of
 // the 12-row kernel, every column tail of the 32-column panels, inner dims across the 256-deep
 // blocks, transposed operands, beta, NaN in an unread C, column ranges of a pre-packed B, and
 // each ISA path this CPU has (AVX-512, and the portable loop over the packed layout always).
@@ -143,7 +143,7 @@ TEST_CASE("sgemm: a B packed whole (Linear weights), every column range, both ke
       }
 }
 
-TEST_CASE("sgemm: linear_packed and gemm<float> on each path, with threads") {
+TEST_CASE("sgemm: gemm_packed and gemm<float> on each path, with threads") {
   const bool initially = tc::sgemm::enabled();
   tc_pool *pool = nullptr;
   tc_error err{};
@@ -160,10 +160,17 @@ TEST_CASE("sgemm: linear_packed and gemm<float> on each path, with threads") {
         Problem p = problem(m, n, k, seed++);
         std::vector<float> weight = transpose(p.b, k, n);
         std::vector<float> packed(static_cast<size_t>(tc::sgemm::packed_b_floats(n, k)));
+        // A Linear weight [n, k] and an addmm's B [k, n] pack to the same panels.
         tc::sgemm::pack_b_whole(n, k, weight.data(), true, k, packed.data());
+        std::vector<float> fromRows(packed.size());
+        tc::sgemm::pack_b_whole(n, k, p.b.data(), false, n, fromRows.data());
+        CHECK(fromRows == packed);
         std::vector<float> c0 = initialC(m, n, 1.0f), c = c0;
-        tc::linear_packed(m, n, k, p.a.data(), packed.data(), 1.0, c.data());
-        expectProduct(p, c, 1.0f, 1.0f, c0, own ? "linear_packed (own)" : "linear_packed");
+        tc::gemm_packed(m, n, k, p.a.data(), packed.data(), 1.0, 1.0, c.data());
+        expectProduct(p, c, 1.0f, 1.0f, c0, own ? "gemm_packed (own)" : "gemm_packed");
+        std::vector<float> scaled = initialC(m, n, 0.0f);
+        tc::gemm_packed(m, n, k, p.a.data(), packed.data(), -2.0, 0.0, scaled.data());
+        expectProduct(p, scaled, -2.0f, 0.0f, c0, own ? "gemm_packed alpha (own)" : "alpha");
         std::vector<float> g = initialC(m, n, 0.0f);
         tc::gemm<float>(1, m, n, k, p.a.data(), 0, false, weight.data(), 0, true, 1.0, 0.0,
                         g.data());
