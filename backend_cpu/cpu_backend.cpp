@@ -93,11 +93,17 @@ public:
       weight.shape = {tc::sgemm::packed_b_floats(n, k)};
       weight.dtype = ir::DType::F32;
       weight.pack = [n, k, linear](const ir::TensorView &view) {
-        ir::HostTensor rows = ir::contiguousCopy(view);
+        // A contiguous view (the mapped archive, a folded constant) is packed in place.
+        ir::HostTensor rows;
+        const void *data = view.data;
+        if (view.strides != ir::contiguousStrides(view.shape)) {
+          rows = ir::contiguousCopy(view);
+          data = rows.bytes.data();
+        }
         std::vector<uint8_t> bytes(static_cast<size_t>(tc::sgemm::packed_b_floats(n, k)) *
                                    sizeof(float));
-        tc::sgemm::pack_b_whole(n, k, reinterpret_cast<const float *>(rows.bytes.data()), linear,
-                                linear ? k : n, reinterpret_cast<float *>(bytes.data()));
+        tc::sgemm::pack_b_whole(n, k, static_cast<const float *>(data), linear, linear ? k : n,
+                                reinterpret_cast<float *>(bytes.data()));
         return bytes;
       };
       stored.emplace(input->weightName(), std::move(weight));

@@ -46,9 +46,8 @@ Expected<WeightsWriter> weightsFile(const ir::Graph &graph, const WeightSource &
     bool added = false;
     auto own = stored.find(input->weightName());
     if (own != stored.end()) {
-      std::vector<uint8_t> bytes = own->second.pack(view);
-      added = writer.add(input->weightName(), static_cast<tc_dtype>(own->second.dtype),
-                         own->second.shape, bytes.data(), bytes.size(), &error);
+      added = writer.addOwned(input->weightName(), static_cast<tc_dtype>(own->second.dtype),
+                              own->second.shape, own->second.pack(view), &error);
     } else if (count == 0 || view.strides == ir::contiguousStrides(view.shape)) {
       added = writer.addBorrowed(input->weightName(), static_cast<tc_dtype>(view.dtype),
                                  view.shape, view.data, byteSize, &error);

@@ -56,9 +56,18 @@ bool WeightsWriter::addBorrowed(const std::string &name, tc_dtype dtype,
   return addTensor(name, dtype, shape, data, byteSize, /*copy=*/false, error);
 }
 
+bool WeightsWriter::addOwned(const std::string &name, tc_dtype dtype,
+                             const std::vector<int64_t> &shape, std::vector<uint8_t> bytes,
+                             std::string *error) {
+  const void *data = bytes.data();
+  const size_t size = bytes.size();
+  return addTensor(name, dtype, shape, data, size, /*copy=*/true, error, &bytes);
+}
+
 bool WeightsWriter::addTensor(const std::string &name, tc_dtype dtype,
                               const std::vector<int64_t> &shape, const void *data,
-                              size_t byteSize, bool copy, std::string *error) {
+                              size_t byteSize, bool copy, std::string *error,
+                              std::vector<uint8_t> *takeOver) {
   std::string context = "weights: tensor '" + name + "': ";
   if (name.empty() || name.find('\0') != std::string::npos)
     return setError(error, context + "name is empty or contains a NUL");
@@ -86,7 +95,9 @@ bool WeightsWriter::addTensor(const std::string &name, tc_dtype dtype,
 
   const uint8_t *bytes = static_cast<const uint8_t *>(data);
   Tensor tensor{name, dtype, shape, {}, copy ? nullptr : bytes, byteSize, crc32(data, byteSize)};
-  if (copy)
+  if (takeOver != nullptr)
+    tensor.owned = std::move(*takeOver);
+  else if (copy)
     tensor.owned.assign(bytes, bytes + byteSize);
   tensors_.push_back(std::move(tensor));
   names_.insert(name);

@@ -25,6 +25,11 @@ public:
   bool add(const std::string &name, tc_dtype dtype, const std::vector<int64_t> &shape,
            const void *data, size_t byteSize, std::string *error = nullptr);
 
+  /// add taking the bytes over (no copy): for tensors made for the file (a target's packed
+  /// layout of a weight).
+  bool addOwned(const std::string &name, tc_dtype dtype, const std::vector<int64_t> &shape,
+                std::vector<uint8_t> bytes, std::string *error = nullptr);
+
   /// add without the copy: the writer keeps `data`, which must stay valid and unchanged until
   /// the writer is done writing (the compiler's weights live in the mapped archive or the
   /// graph for the whole compile, so the bundle's weights are read once, never copied).
@@ -59,7 +64,8 @@ private:
   };
 
   bool addTensor(const std::string &name, tc_dtype dtype, const std::vector<int64_t> &shape,
-                 const void *data, size_t byteSize, bool copy, std::string *error);
+                 const void *data, size_t byteSize, bool copy, std::string *error,
+                 std::vector<uint8_t> *takeOver = nullptr);
 
   /// The header and table bytes, with every offset and checksum filled in.
   std::vector<uint8_t> encodeHeaderAndTable() const;

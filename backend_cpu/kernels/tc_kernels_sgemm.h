@@ -49,13 +49,25 @@ inline void pack_b_whole(int64_t n, int64_t k, const Src *b, bool trans_b, int64
     const int64_t kc = k - p0 < kKc ? k - p0 : kKc;
     for (int64_t panel = 0; panel * kNr < padded; ++panel) {
       float *dst = out + p0 * padded + panel * kc * kNr;
-      for (int64_t p = 0; p < kc; ++p)
-        for (int64_t l = 0; l < kNr; ++l) {
-          const int64_t j = panel * kNr + l;
-          dst[p * kNr + l] = j >= n ? 0.0f
-                             : static_cast<float>(trans_b ? b[j * ldb + p0 + p]
-                                                          : b[(p0 + p) * ldb + j]);
+      const int64_t first = panel * kNr;
+      const int64_t cols = n - first < kNr ? n - first : kNr;
+      if (cols < kNr)
+        for (int64_t i = 0; i < kc * kNr; ++i)
+          dst[i] = 0.0f;
+      if (trans_b) {
+        // Column j of B is row j of the stored [n, k]: read along it, write down the panel.
+        for (int64_t l = 0; l < cols; ++l) {
+          const Src *src = b + (first + l) * ldb + p0;
+          for (int64_t p = 0; p < kc; ++p)
+            dst[p * kNr + l] = static_cast<float>(src[p]);
         }
+      } else {
+        for (int64_t p = 0; p < kc; ++p) {
+          const Src *src = b + (p0 + p) * ldb + first;
+          for (int64_t l = 0; l < cols; ++l)
+            dst[p * kNr + l] = static_cast<float>(src[l]);
+        }
+      }
     }
   }
 }
