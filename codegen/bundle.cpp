@@ -4,12 +4,14 @@
 #include "codegen/bundle.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <system_error>
+#include <thread>
 
 #include "codegen/embedded_files.h"
 #include "codegen/model_emitter.h"
@@ -29,36 +31,68 @@ namespace {
 /// the target stores in its own layout (`stored`) are written in it.
 Expected<WeightsWriter> weightsFile(const ir::Graph &graph, const WeightSource &weights,
                                     const std::map<std::string, StoredWeight> &stored) {
-  WeightsWriter writer;
-  std::set<std::string> written;
+  struct Entry {
+    std::string name;
+    ir::TensorView view;
+    const StoredWeight *layout; ///< the target's layout, or null for row-major
+    std::vector<uint8_t> packed;
+  };
+  std::vector<Entry> entries;
+  std::set<std::string> seen;
   for (const auto &input : graph.inputs()) {
-    if (input->inputKind() == ir::InputKind::User || written.count(input->weightName()))
+    if (input->inputKind() == ir::InputKind::User || seen.count(input->weightName()))
       continue;
     const ir::HostTensor *folded = graph.constantData(input->weightName());
     Expected<ir::TensorView> fetched =
         folded ? Expected<ir::TensorView>(folded->view()) : weights(*input);
     TC_ASSIGN_OR_RETURN(ir::TensorView view, std::move(fetched));
+    auto own = stored.find(input->weightName());
+    entries.push_back({input->weightName(), view, own != stored.end() ? &own->second : nullptr,
+                       {}});
+    seen.insert(input->weightName());
+  }
+  // The target's layouts are computed on every core (independent weights; the file's order
+  // and bytes do not depend on the schedule).
+  std::vector<size_t> toPack;
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].layout != nullptr)
+      toPack.push_back(i);
+  const size_t workers = std::min<size_t>(
+      toPack.size(), std::max(1u, std::min(8u, std::thread::hardware_concurrency())));
+  std::atomic<size_t> next{0};
+  auto packSome = [&] {
+    for (size_t i = next++; i < toPack.size(); i = next++)
+      entries[toPack[i]].packed = entries[toPack[i]].layout->pack(entries[toPack[i]].view);
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < workers; ++t)
+    threads.emplace_back(packSome);
+  packSome();
+  for (std::thread &thread : threads)
+    thread.join();
+
+  WeightsWriter writer;
+  for (Entry &entry : entries) {
+    const ir::TensorView &view = entry.view;
     int64_t count = 1;
     for (int64_t dim : view.shape)
       count *= dim;
     const size_t byteSize = static_cast<size_t>(count) * ir::dtypeSize(view.dtype);
     std::string error;
     bool added = false;
-    auto own = stored.find(input->weightName());
-    if (own != stored.end()) {
-      added = writer.addOwned(input->weightName(), static_cast<tc_dtype>(own->second.dtype),
-                              own->second.shape, own->second.pack(view), &error);
+    if (entry.layout != nullptr) {
+      added = writer.addOwned(entry.name, static_cast<tc_dtype>(entry.layout->dtype),
+                              entry.layout->shape, std::move(entry.packed), &error);
     } else if (count == 0 || view.strides == ir::contiguousStrides(view.shape)) {
-      added = writer.addBorrowed(input->weightName(), static_cast<tc_dtype>(view.dtype),
-                                 view.shape, view.data, byteSize, &error);
+      added = writer.addBorrowed(entry.name, static_cast<tc_dtype>(view.dtype), view.shape,
+                                 view.data, byteSize, &error);
     } else {
       std::vector<uint8_t> bytes = ir::contiguousCopy(view).bytes;
-      added = writer.add(input->weightName(), static_cast<tc_dtype>(view.dtype), view.shape,
+      added = writer.add(entry.name, static_cast<tc_dtype>(view.dtype), view.shape,
                          bytes.data(), bytes.size(), &error);
     }
     if (!added)
-      return invalidInput("weight '" + input->weightName() + "': " + error);
-    written.insert(input->weightName());
+      return invalidInput("weight '" + entry.name + "': " + error);
   }
   return writer;
 }
