@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) &&  \
     !defined(__CUDACC__)
@@ -40,10 +41,11 @@ inline int64_t padded_columns(int64_t n) { return (n + kNr - 1) / kNr * kNr; }
 inline int64_t packed_b_floats(int64_t n, int64_t k) { return k * padded_columns(n); }
 
 /// Writes B (B(p, j) = b[p * ldb + j], or b[j * ldb + p] with trans_b) in that layout to out
-/// (packed_b_floats(n, k) floats). Plain C++: thunderc runs it when it writes weights.bin.
+/// (packed_b_floats(n, k) floats). Plain C++: thunderc runs it when it writes weights.bin
+/// (through pack_b_whole, which takes the AVX-512 packer where the CPU has it).
 template <typename Src>
-inline void pack_b_whole(int64_t n, int64_t k, const Src *b, bool trans_b, int64_t ldb,
-                         float *out) {
+inline void pack_b_whole_portable(int64_t n, int64_t k, const Src *b, bool trans_b, int64_t ldb,
+                                  float *out) {
   const int64_t padded = padded_columns(n);
   for (int64_t p0 = 0; p0 < k; p0 += kKc) {
     const int64_t kc = k - p0 < kKc ? k - p0 : kKc;
@@ -133,8 +135,9 @@ TC_TARGET_SGEMM_AVX512 inline void transpose16(__m512 rows[16]) {
   }
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 4; ++j) {
-      t[8 * i + j] = _mm512_maskz_shuffle_f32x4(all, rows[8 * i + j], rows[8 * i + 4 + j], 0x88);
-      t[8 * i + 4 + j] = _mm512_maskz_shuffle_f32x4(all, rows[8 * i + j], rows[8 * i + 4 + j], 0xdd);
+      const __m512 low = rows[8 * i + j], high = rows[8 * i + 4 + j];
+      t[8 * i + j] = _mm512_maskz_shuffle_f32x4(all, low, high, 0x88);
+      t[8 * i + 4 + j] = _mm512_maskz_shuffle_f32x4(all, low, high, 0xdd);
     }
   for (int j = 0; j < 8; ++j) {
     rows[j] = _mm512_maskz_shuffle_f32x4(all, t[j], t[j + 8], 0x88);
@@ -350,6 +353,24 @@ inline bool gemm_avx512(int64_t, int64_t, int64_t, const float *, bool, int64_t,
 inline void gemm_packed_avx512(int64_t, int64_t, int64_t, const float *, int64_t, const float *,
                                float, float, float *, int64_t, int64_t, int64_t) {}
 #endif
+
+/// pack_b_whole_portable's result, from the run-time packer (pack_b: 16 x 16 register
+/// transposes for a Linear weight) for float on CPUs with AVX-512.
+template <typename Src>
+inline void pack_b_whole(int64_t n, int64_t k, const Src *b, bool trans_b, int64_t ldb,
+                         float *out) {
+#if TC_SGEMM_X86
+  if constexpr (std::is_same<Src, float>::value) {
+    if (avx512_available()) {
+      const int64_t padded = padded_columns(n);
+      for (int64_t p0 = 0; p0 < k; p0 += kKc)
+        pack_b(k - p0 < kKc ? k - p0 : kKc, n, b, trans_b, ldb, p0, 0, out + p0 * padded);
+      return;
+    }
+  }
+#endif
+  pack_b_whole_portable(n, k, b, trans_b, ldb, out);
+}
 
 /// gemm_packed_avx512's contract in plain C++ for CPUs without AVX-512: four rows of C against
 /// one 32-column panel at a time, in lanes the compiler vectorizes (the bundle's CPU clones

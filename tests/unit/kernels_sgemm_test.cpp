@@ -119,8 +119,12 @@ TEST_CASE("sgemm: a B packed whole (Linear weights), every column range, both ke
         std::vector<float> weight = transpose(p.b, k, n); // [n, k], as a Linear stores it
         std::vector<float> packed(static_cast<size_t>(tc::sgemm::packed_b_floats(n, k)), -1.0f);
         tc::sgemm::pack_b_whole(n, k, weight.data(), true, k, packed.data());
-        // The layout holds every element once, zero past n.
+        // The layout holds every element once, zero past n; the AVX-512 packer (where the CPU
+        // has it) and the portable one write the same bytes.
         CHECK(packed.size() == static_cast<size_t>(k * ((n + 31) / 32 * 32)));
+        std::vector<float> portable(packed.size(), -1.0f);
+        tc::sgemm::pack_b_whole_portable(n, k, weight.data(), true, k, portable.data());
+        CHECK(portable == packed);
         const float beta = (seed % 2 == 0) ? 1.0f : 0.0f;
         for (int isa = 0; isa < 2; ++isa) {
           if (isa == 1 && !tc::sgemm::avx512_available())
@@ -164,6 +168,8 @@ TEST_CASE("sgemm: gemm_packed and gemm<float> on each path, with threads") {
         tc::sgemm::pack_b_whole(n, k, weight.data(), true, k, packed.data());
         std::vector<float> fromRows(packed.size());
         tc::sgemm::pack_b_whole(n, k, p.b.data(), false, n, fromRows.data());
+        CHECK(fromRows == packed);
+        tc::sgemm::pack_b_whole_portable(n, k, p.b.data(), false, n, fromRows.data());
         CHECK(fromRows == packed);
         std::vector<float> c0 = initialC(m, n, 1.0f), c = c0;
         tc::gemm_packed(m, n, k, p.a.data(), packed.data(), 1.0, 1.0, c.data());
