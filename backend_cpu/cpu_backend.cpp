@@ -4,6 +4,7 @@
 #include "backend_cpu/cpu_backend.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "backend_cpu/kernels/tc_kernels_sgemm.h"
 #include "backend_cpu/loop_kernels.h"
@@ -93,10 +94,12 @@ public:
       weight.shape = {tc::sgemm::packed_b_floats(n, k)};
       weight.dtype = ir::DType::F32;
       weight.pack = [n, k, linear](const ir::TensorView &view) {
-        // A contiguous view (the mapped archive, a folded constant) is packed in place.
+        // A contiguous, float-aligned view (the mapped archive, a folded constant) is packed in
+        // place; a strided one, or one at an odd offset of its archive member, is copied first.
         ir::HostTensor rows;
         const void *data = view.data;
-        if (view.strides != ir::contiguousStrides(view.shape)) {
+        if (view.strides != ir::contiguousStrides(view.shape) ||
+            reinterpret_cast<uintptr_t>(data) % alignof(float) != 0) {
           rows = ir::contiguousCopy(view);
           data = rows.bytes.data();
         }

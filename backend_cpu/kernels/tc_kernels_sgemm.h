@@ -8,7 +8,8 @@
 // panels of kNr = 32 columns ([kKc][32], zero-padded past n; an L2-resident block), each kMr =
 // 12 rows of A into a [kKc][12] micro-panel (L1), and the micro-kernel keeps the 12 x 32 block
 // of C in 24 zmm registers: per inner index two loads of B, twelve broadcasts of A and 24 FMAs.
-// Sums are float, in ascending k within a block and block after block (like cblas_sgemm).
+// Sums are float, in ascending k within a block and block after block (like cblas_sgemm); with
+// at most 7 rows, a block's inner indices go round-robin to 2-8 partial sums added pairwise.
 #pragma once
 
 #include <cstdint>
@@ -188,6 +189,20 @@ TC_TARGET_SGEMM_AVX512 inline void pack_b(int64_t kc, int64_t nc, const float *b
   }
 }
 
+/// One inner index p of kernel_avx512: R broadcasts of A, two loads of B, 2R FMAs into `acc`.
+template <bool kPackedA, int R>
+TC_TARGET_SGEMM_AVX512 __attribute__((always_inline)) inline void
+kernel_step(__m512 (&acc)[R][2], const float *a, int64_t lda, const float *bp, int64_t p) {
+  const __m512 b0 = _mm512_loadu_ps(bp + p * kNr);
+  const __m512 b1 = _mm512_loadu_ps(bp + p * kNr + 16);
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+    const __m512 av = _mm512_set1_ps(kPackedA ? a[p * kMr + r] : a[r * lda + p]);
+    acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
+    acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+  }
+}
+
 /// C[R, cols] (row stride ldc) gets alpha * A @ Bp over kc inner indices: = that + beta * C
 /// on the first inner block (C not read when beta == 0), += that on the later ones. A is a
 /// packed [kc][kMr] micro-panel (kPackedA, R == kMr, rows past `rows` not stored), or R whole
@@ -196,22 +211,42 @@ template <bool kPackedA, int R>
 TC_TARGET_SGEMM_AVX512 inline void kernel_avx512(int64_t kc, const float *a, int64_t lda,
                                                  const float *bp, float *c, int64_t ldc, int rows,
                                                  int cols, float alpha, float beta, bool first) {
-  __m512 acc[R][2];
-#pragma GCC unroll 12
-  for (int r = 0; r < R; ++r) {
-    acc[r][0] = _mm512_setzero_ps();
-    acc[r][1] = _mm512_setzero_ps();
-  }
-#pragma GCC unroll 2
-  for (int64_t p = 0; p < kc; ++p) {
-    const __m512 b0 = _mm512_loadu_ps(bp + p * kNr);
-    const __m512 b1 = _mm512_loadu_ps(bp + p * kNr + 16);
+  // Few rows (decode steps) leave registers free: the inner indices are dealt round-robin to
+  // kChains independent partial sums, added pairwise at the end -- shorter FMA dependency
+  // chains, and the rounding error of a dot product of length kc grows with kc / kChains
+  // instead of kc (the accuracy of a lane-split GEMV).
+  constexpr int kChains = R == 1 ? 8 : R <= 3 ? 4 : R <= 7 ? 2 : 1;
+  __m512 acc[kChains][R][2];
+#pragma GCC unroll 8
+  for (int chain = 0; chain < kChains; ++chain)
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
-      const __m512 av = _mm512_set1_ps(kPackedA ? a[p * kMr + r] : a[r * lda + p]);
-      acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
-      acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+      acc[chain][r][0] = _mm512_setzero_ps();
+      acc[chain][r][1] = _mm512_setzero_ps();
     }
+#define step(chain, index) kernel_step<kPackedA, R>(acc[chain], a, lda, bp, index)
+  int64_t p = 0;
+  if constexpr (kChains == 1) {
+#pragma GCC unroll 2
+    for (; p < kc; ++p)
+      step(0, p);
+  } else {
+    for (; p + kChains <= kc; p += kChains)
+#pragma GCC unroll 8
+      for (int chain = 0; chain < kChains; ++chain)
+        step(chain, p + chain);
+    for (int chain = 0; p < kc; ++p, ++chain)
+      step(chain, p);
+#pragma GCC unroll 3
+#undef step
+    for (int width = kChains / 2; width >= 1; width /= 2)
+#pragma GCC unroll 4
+      for (int chain = 0; chain < width; ++chain)
+#pragma GCC unroll 12
+        for (int r = 0; r < R; ++r) {
+          acc[chain][r][0] = _mm512_add_ps(acc[chain][r][0], acc[chain + width][r][0]);
+          acc[chain][r][1] = _mm512_add_ps(acc[chain][r][1], acc[chain + width][r][1]);
+        }
   }
   const __mmask16 mask0 = lanes(cols), mask1 = lanes(cols - 16);
   const __m512 alphas = _mm512_set1_ps(alpha);
@@ -222,8 +257,8 @@ TC_TARGET_SGEMM_AVX512 inline void kernel_avx512(int64_t kc, const float *a, int
     if (r >= rows)
       break;
     float *row = c + r * ldc;
-    __m512 v0 = _mm512_mul_ps(alphas, acc[r][0]);
-    __m512 v1 = _mm512_mul_ps(alphas, acc[r][1]);
+    __m512 v0 = _mm512_mul_ps(alphas, acc[0][r][0]);
+    __m512 v1 = _mm512_mul_ps(alphas, acc[0][r][1]);
     if (read_c) {
       v0 = _mm512_fmadd_ps(c_scale, _mm512_maskz_loadu_ps(mask0, row), v0);
       v1 = _mm512_fmadd_ps(c_scale, _mm512_maskz_loadu_ps(mask1, row + 16), v1);
