@@ -13,10 +13,9 @@
 #include "codegen/embedded_files.h"
 
 #if defined(THUNDERC_HAVE_NVRTC)
-#include <atomic>
 #include <chrono>
-#include <thread>
 
+#include "codegen/parallel_work.h"
 #include <nvrtc.h>
 #endif
 
@@ -155,19 +154,9 @@ Expected<std::vector<KernelCompilation>> compileKernelsWithNvrtc(
 
   std::vector<KernelCompilation> results(kernels.size());
   std::vector<std::string> apiErrors(kernels.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < kernels.size(); i = next++)
-      results[i] = compileOne(kernels[i], sources[i], headers, options, apiErrors[i]);
-  };
-  size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
-  threads = std::min(threads, kernels.size());
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (std::thread &thread : pool)
-    thread.join();
+  forEachOnCores(kernels.size(), [&](size_t i) {
+    results[i] = compileOne(kernels[i], sources[i], headers, options, apiErrors[i]);
+  });
   for (size_t i = 0; i < kernels.size(); ++i)
     if (!apiErrors[i].empty())
       return ioError("NVRTC failed on kernel " + kernels[i].name + ": " + apiErrors[i]);

@@ -4,18 +4,17 @@
 #include "codegen/bundle.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <system_error>
-#include <thread>
 
 #include "codegen/embedded_files.h"
 #include "codegen/model_emitter.h"
 #include "codegen/output_folder.h"
+#include "codegen/parallel_work.h"
 #include "codegen/template.h"
 #include "codegen/weights_writer.h"
 #include "ir/printer.h"
@@ -57,19 +56,10 @@ Expected<WeightsWriter> weightsFile(const ir::Graph &graph, const WeightSource &
   for (size_t i = 0; i < entries.size(); ++i)
     if (entries[i].layout != nullptr)
       toPack.push_back(i);
-  const size_t workers = std::min<size_t>(
-      toPack.size(), std::max(1u, std::min(8u, std::thread::hardware_concurrency())));
-  std::atomic<size_t> next{0};
-  auto packSome = [&] {
-    for (size_t i = next++; i < toPack.size(); i = next++)
-      entries[toPack[i]].packed = entries[toPack[i]].layout->pack(entries[toPack[i]].view);
-  };
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < workers; ++t)
-    threads.emplace_back(packSome);
-  packSome();
-  for (std::thread &thread : threads)
-    thread.join();
+  forEachOnCores(toPack.size(), [&](size_t i) {
+    Entry &entry = entries[toPack[i]];
+    entry.packed = entry.layout->pack(entry.view);
+  });
 
   WeightsWriter writer;
   for (Entry &entry : entries) {

@@ -89,6 +89,7 @@ public:
     TC_TRY(checkSupported(graph_));
     TC_TRY(planSymbolBinding());
     TC_TRY(backend_.prepare(graph_));
+    stored_ = backend_.storedWeights(graph_);
     std::map<std::string, std::string> files;
     files[name_ + ".h"] = modelHeader(options_, backend_);
     TC_ASSIGN_OR_RETURN(files[name_ + backend_.modelBase().source], implementation());
@@ -213,10 +214,9 @@ private:
     for (size_t i = 0; i < inputs.size(); ++i)
       state.setPtr(inputs[i], "in" + std::to_string(i));
     std::vector<const ir::Value *> weights = weightInputs(graph_);
-    std::map<std::string, StoredWeight> stored = backend_.storedWeights(graph_);
     for (size_t i = 0; i < weights.size(); ++i) {
       state.setPtr(weights[i], "w" + std::to_string(i));
-      if (stored.count(weights[i]->weightName()))
+      if (stored_.count(weights[i]->weightName()))
         state.markPackedWeight("w" + std::to_string(i));
     }
     std::vector<const ir::Value *> states = stateInputs(graph_);
@@ -313,12 +313,11 @@ private:
     code.line("static constexpr int kNumOutputs = " + std::to_string(graph_.numUserOutputs()) +
               ";");
     std::vector<std::string> entries;
-    std::map<std::string, StoredWeight> stored = backend_.storedWeights(graph_);
     for (const ir::Value *weight : weights) {
       std::vector<std::string> dims;
       ir::DType dtype = weight->type().dtype;
-      auto own = stored.find(weight->weightName());
-      if (own != stored.end()) {
+      auto own = stored_.find(weight->weightName());
+      if (own != stored_.end()) {
         // Stored in the target's layout: weights.bin holds that shape.
         for (int64_t dim : own->second.shape)
           dims.push_back(std::to_string(dim));
@@ -649,6 +648,7 @@ private:
   bool perturbed_ = false;            ///< --debug-perturb's value was found
   std::map<std::string, size_t> stateIndex_;          ///< state weight name -> k of "st<k>"
   std::string name_;
+  std::map<std::string, StoredWeight> stored_; ///< the target's own weight layouts, by name
   std::map<std::string, std::pair<size_t, size_t>> bindings_; ///< symbol -> (input, dim)
   /// Symbols bound by nonzero/item nodes at run time -> their ranges.
   std::map<std::string, ir::SymbolRange> dataDependent_;

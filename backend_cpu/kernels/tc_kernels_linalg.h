@@ -125,14 +125,10 @@ constexpr int64_t kOwnGemmMinRows = 16;
 /// CPU with AVX-512) the bundle's own GEMM.
 template <typename T> inline bool has_gemm_library() {
 #if defined(TC_USE_CBLAS)
-  if constexpr (std::is_same<T, double>::value)
-    return true;
-  if constexpr (std::is_same<T, float>::value)
-    return true;
+  return std::is_same<T, float>::value || std::is_same<T, double>::value;
+#else
+  return std::is_same<T, float>::value && sgemm::enabled();
 #endif
-  if constexpr (std::is_same<T, float>::value)
-    return sgemm::enabled();
-  return false;
 }
 
 /// One single-threaded block of gemm with explicit leading dimensions: the AVX-512 GEMM for

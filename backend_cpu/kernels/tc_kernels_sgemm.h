@@ -5,9 +5,9 @@
 // and chosen at run time, so a bundle built with plain -O2 still reaches it.
 //
 // GotoBLAS's blocking: for each block of kKc inner indices and kNc columns, B is packed into
-// panels of kNr = 32 columns ([kKc][32], zero-padded past n; an L2-resident block), each kMr =
-// 12 rows of A into a [kKc][12] micro-panel (L1), and the micro-kernel keeps the 12 x 32 block
-// of C in 24 zmm registers: per inner index two loads of B, twelve broadcasts of A and 24 FMAs.
+// panels of kNr = 32 columns ([kKc][32], zero-padded past n; an L2-resident block), kMr = 12
+// rows of a row-major A are read in place (a transposed A is packed into a [kKc][12]
+// micro-panel), and the micro-kernel keeps the 12 x 32 block of C in 24 zmm registers: per inner index two loads of B, twelve broadcasts of A and 24 FMAs.
 // Sums are float, in ascending k within a block and block after block (like cblas_sgemm); with
 // at most 7 rows, a block's inner indices go round-robin to 2-8 partial sums added pairwise.
 #pragma once
@@ -224,21 +224,19 @@ TC_TARGET_SGEMM_AVX512 inline void kernel_avx512(int64_t kc, const float *a, int
       acc[chain][r][0] = _mm512_setzero_ps();
       acc[chain][r][1] = _mm512_setzero_ps();
     }
-#define step(chain, index) kernel_step<kPackedA, R>(acc[chain], a, lda, bp, index)
   int64_t p = 0;
   if constexpr (kChains == 1) {
 #pragma GCC unroll 2
     for (; p < kc; ++p)
-      step(0, p);
+      kernel_step<kPackedA, R>(acc[0], a, lda, bp, p);
   } else {
     for (; p + kChains <= kc; p += kChains)
 #pragma GCC unroll 8
       for (int chain = 0; chain < kChains; ++chain)
-        step(chain, p + chain);
+        kernel_step<kPackedA, R>(acc[chain], a, lda, bp, p + chain);
     for (int chain = 0; p < kc; ++p, ++chain)
-      step(chain, p);
+      kernel_step<kPackedA, R>(acc[chain], a, lda, bp, p);
 #pragma GCC unroll 3
-#undef step
     for (int width = kChains / 2; width >= 1; width /= 2)
 #pragma GCC unroll 4
       for (int chain = 0; chain < width; ++chain)

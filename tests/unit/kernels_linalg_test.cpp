@@ -11,16 +11,6 @@ using namespace kernels_test;
 
 namespace {
 
-/// A [rows, cols] matrix stored transposed ([cols, rows]).
-template <typename T>
-std::vector<T> transposed(const std::vector<T> &matrix, int64_t rows, int64_t cols) {
-  std::vector<T> result(matrix.size());
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
-      result[static_cast<size_t>(c * rows + r)] = matrix[static_cast<size_t>(r * cols + c)];
-  return result;
-}
-
 /// Stores each of `batch` [rows, cols] matrices of `matrices` transposed.
 template <typename T>
 std::vector<T> transposedBatch(const std::vector<T> &matrices, int64_t batch, int64_t rows,

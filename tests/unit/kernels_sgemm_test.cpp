@@ -12,7 +12,9 @@
 #include <tuple>
 #include <utility>
 
-#include "tc_kernels.h"
+#include "kernels_test_util.h"
+
+using kernels_test::transposed;
 
 namespace {
 
@@ -34,15 +36,6 @@ Problem problem(int64_t m, int64_t n, int64_t k, uint32_t seed) {
   for (float &x : p.b)
     x = next();
   return p;
-}
-
-/// A [rows, cols] row-major matrix stored transposed.
-std::vector<float> transpose(const std::vector<float> &x, int64_t rows, int64_t cols) {
-  std::vector<float> t(x.size());
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
-      t[static_cast<size_t>(c * rows + r)] = x[static_cast<size_t>(r * cols + c)];
-  return t;
 }
 
 /// Checks c against alpha * A @ B + beta * c0 in double, within float accumulation error
@@ -98,8 +91,8 @@ TEST_CASE("sgemm: the AVX-512 GEMM against double sums, every tail and layout") 
         for (int layout = 0; layout < 4; ++layout) {
           const bool transA = layout & 1, transB = layout & 2;
           Problem p = problem(m, n, k, seed++);
-          std::vector<float> a = transA ? transpose(p.a, m, k) : p.a;
-          std::vector<float> b = transB ? transpose(p.b, k, n) : p.b;
+          std::vector<float> a = transA ? transposed(p.a, m, k) : p.a;
+          std::vector<float> b = transB ? transposed(p.b, k, n) : p.b;
           const float beta = (seed % 3 == 0) ? 0.5f : 0.0f;
           const float alpha = (seed % 5 == 0) ? -2.0f : 1.0f;
           std::vector<float> c0 = initialC(m, n, beta), c = c0;
@@ -116,7 +109,7 @@ TEST_CASE("sgemm: a B packed whole (Linear weights), every column range, both ke
     for (int64_t n : kCols)
       for (int64_t k : kInner) {
         Problem p = problem(m, n, k, seed++);
-        std::vector<float> weight = transpose(p.b, k, n); // [n, k], as a Linear stores it
+        std::vector<float> weight = transposed(p.b, k, n); // [n, k], as a Linear stores it
         std::vector<float> packed(static_cast<size_t>(tc::sgemm::packed_b_floats(n, k)), -1.0f);
         tc::sgemm::pack_b_whole(n, k, weight.data(), true, k, packed.data());
         // The layout holds every element once, zero past n; the AVX-512 packer (where the CPU
@@ -162,7 +155,7 @@ TEST_CASE("sgemm: gemm_packed and gemm<float> on each path, with threads") {
       for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{40, 300, 200},
                              {200, 40, 300}, {1, 290, 600}, {5, 33, 7}}) {
         Problem p = problem(m, n, k, seed++);
-        std::vector<float> weight = transpose(p.b, k, n);
+        std::vector<float> weight = transposed(p.b, k, n);
         std::vector<float> packed(static_cast<size_t>(tc::sgemm::packed_b_floats(n, k)));
         // A Linear weight [n, k] and an addmm's B [k, n] pack to the same panels.
         tc::sgemm::pack_b_whole(n, k, weight.data(), true, k, packed.data());

@@ -133,4 +133,14 @@ inline std::string shapeString(const std::vector<int64_t> &shape) {
   return text + "]";
 }
 
+/// A [rows, cols] matrix stored transposed ([cols, rows]).
+template <typename T>
+std::vector<T> transposed(const std::vector<T> &matrix, int64_t rows, int64_t cols) {
+  std::vector<T> result(matrix.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      result[static_cast<size_t>(c * rows + r)] = matrix[static_cast<size_t>(r * cols + c)];
+  return result;
+}
+
 } // namespace kernels_test
