@@ -277,6 +277,12 @@ Expected<Item> Evaluator::eval(const Expr &expr) {
     list.kind = Item::Kind::List;
     for (const Item &element : source.list) {
       locals_[expr.text] = element;
+      if (expr.args.size() > 2) {
+        TC_ASSIGN_OR_RETURN(Item keep, eval(expr.args[2]));
+        TC_ASSIGN_OR_RETURN(bool taken, truth(keep));
+        if (!taken)
+          continue;
+      }
       TC_ASSIGN_OR_RETURN(Item value, eval(expr.args[0]));
       list.list.push_back(std::move(value));
     }
@@ -454,8 +460,22 @@ Expected<Item> Evaluator::emit(OpKind op, std::vector<Item> operands, ir::AttrMa
       values.push_back(value);
     }
   }
-  TC_ASSIGN_OR_RETURN(Value * result, node_.emitInferred(op, std::move(values), std::move(attrs)));
-  return Item::ofTensor(result);
+  std::vector<ir::TensorType> types;
+  for (const Value *value : values)
+    types.push_back(value->type());
+  Expected<std::vector<ir::TensorType>> results = ir::inferResultTypes(op, types, attrs, {});
+  if (!results.ok())
+    return std::move(results).error().withContext("node '" + node_.name() + "' (" +
+                                                  std::string(ir::opName(op)) + ")");
+  if (results.value().size() == 1)
+    return Item::ofTensor(node_.emitTemp(op, std::move(values), results.value().front(),
+                                         std::move(attrs)));
+  // Several results (sort: values and indices) make a list.
+  Item list;
+  list.kind = Item::Kind::List;
+  for (Value *result : node_.emitTemps(op, std::move(values), results.value(), std::move(attrs)))
+    list.list.push_back(Item::ofTensor(result));
+  return list;
 }
 
 Expected<ir::AttrValue> Evaluator::attribute(const ir::AttrSpec &spec, const Item &item) {

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <utility>
 
+#include "frontend/aten/complex.h" // generatedConstant
 #include "ir/ops.h"
 #include "ir/shape_inference.h"
 
@@ -105,6 +107,59 @@ Expected<Item> Evaluator::call(const Expr &expr) {
       sizes.push_back(d);
     }
     return Item::ofDim(ir::numElements(sizes));
+  }
+  if (name == "total") {
+    // total(l): the sum of a list of sizes (0 for []).
+    TC_TRY(need(1));
+    if (args[0].kind != Item::Kind::List)
+      return fail("total takes a list");
+    std::vector<ir::SymExpr> terms;
+    for (const Item &element : args[0].list) {
+      TC_ASSIGN_OR_RETURN(ir::Dim d, dimOf(element));
+      terms.push_back(d.asExpr());
+    }
+    return Item::ofDim(terms.empty() ? ir::Dim(0) : ir::Dim(ir::SymExpr::sum(terms)));
+  }
+  if (name == "fold") {
+    // fold(l, "op"): the binary IR op applied left to right over a non-empty list of tensors
+    // (fold([a, b, c], "matmul") = matmul(matmul(a, b), c)).
+    TC_TRY(need(2));
+    if (args[0].kind != Item::Kind::List || args[0].list.empty() ||
+        args[1].kind != Item::Kind::String)
+      return bug("fold wants a non-empty list and an op name");
+    std::optional<OpKind> op = ir::findOp(args[1].text);
+    if (!op)
+      return bug("fold: unknown op '" + args[1].text + "'");
+    Item acc = args[0].list[0];
+    for (size_t i = 1; i < args[0].list.size(); ++i) {
+      TC_ASSIGN_OR_RETURN(acc, emit(*op, {acc, args[0].list[i]}, {}));
+    }
+    return acc;
+  }
+  if (name == "tensor") {
+    // tensor(l): an int64 vector constant of the given integers (known at compile time).
+    TC_TRY(need(1));
+    if (args[0].kind != Item::Kind::List)
+      return bug("tensor wants a list of integers");
+    std::vector<int64_t> values;
+    std::string key = "ints";
+    for (const Item &element : args[0].list) {
+      TC_ASSIGN_OR_RETURN(int64_t v, intOf(element));
+      values.push_back(v);
+      key += "_" + std::to_string(v);
+    }
+    // Long lists are keyed by a hash of their values (the key names the constant).
+    if (key.size() > 96) {
+      uint64_t h = 1469598103934665603ull;
+      for (int64_t v : values)
+        h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+      key = "ints" + std::to_string(values.size()) + "_" + std::to_string(h);
+    }
+    ir::HostTensor data{DType::I64, {static_cast<int64_t>(values.size())},
+                        std::vector<uint8_t>(values.size() * sizeof(int64_t))};
+    if (!values.empty())
+      std::memcpy(data.bytes.data(), values.data(), data.bytes.size());
+    return Item::ofTensor(generatedConstant(node_, key, std::move(data)));
   }
   if (name == "shape") {
     TC_TRY(need(1));

@@ -221,8 +221,14 @@ private:
         result.text = identifier();
         if (result.text.empty() || !acceptWord("in"))
           return error("expected 'NAME in' after 'for'");
-        TC_ASSIGN_OR_RETURN(Expr source, expression());
+        // The source stops before a filter's 'if' (a ternary there needs parentheses).
+        TC_ASSIGN_OR_RETURN(Expr source, binaryLevel(0));
         result.args = {std::move(first), std::move(source)};
+        if (acceptWord("if")) {
+          // [expr for name in list if condition]
+          TC_ASSIGN_OR_RETURN(Expr condition, binaryLevel(0));
+          result.args.push_back(std::move(condition));
+        }
       } else {
         result.args.push_back(std::move(first));
         while (accept(",")) {

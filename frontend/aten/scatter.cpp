@@ -441,7 +441,8 @@ Status importIndexCopy(NodeImport &node) {
   return finish(node, result);
 }
 
-/// scatter.src, scatter.value, scatter_add.default, scatter_reduce.two (mean as a sum over
+/// scatter.src, scatter.value, scatter.reduce/value_reduce (add, multiply), scatter_add.default,
+/// scatter_reduce.two (mean as a sum over
 /// counts, as PyTorch computes it).
 Status importScatter(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
@@ -465,7 +466,15 @@ Status importScatter(NodeImport &node) {
   }
   std::string reduce = "none";
   bool includeSelf = true;
-  if (node.schema().findArg("reduce") != nullptr) {
+  if (node.schema().findArg("reduce") != nullptr &&
+      node.schema().findArg("include_self") == nullptr) {
+    // scatter.reduce / scatter.value_reduce: the older spelling, "add" or "multiply".
+    TC_ASSIGN_OR_RETURN(std::optional<std::string> given, node.optionalString("reduce"));
+    if (given != "add" && given != "multiply")
+      return invalidInput("scatter reduce '" + given.value_or("") + "' in node '" +
+                          node.name() + "': expected add or multiply");
+    reduce = *given == "add" ? "sum" : "prod";
+  } else if (node.schema().findArg("reduce") != nullptr) {
     TC_ASSIGN_OR_RETURN(std::optional<std::string> given, node.optionalString("reduce"));
     TC_ASSIGN_OR_RETURN(includeSelf, node.boolArg("include_self"));
     reduce = given.value_or("sum");
@@ -758,6 +767,8 @@ constexpr Converter kConverters[] = {
     {"aten.select_scatter.default", importSelectScatter},
     {"aten.scatter.src", importScatter},
     {"aten.scatter.value", importScatter},
+    {"aten.scatter.reduce", importScatter},
+    {"aten.scatter.value_reduce", importScatter},
     {"aten.scatter_add.default", importScatter},
     {"aten.scatter_reduce.two", importScatter},
     {"aten.index_put.default", importIndexPut},
