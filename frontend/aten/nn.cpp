@@ -4,6 +4,7 @@
 #include "frontend/aten/converters.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -421,6 +422,291 @@ Status importAvgPool1d(NodeImport &node) {
   return emitPool1dAs2d(node, OpKind::AvgPool2d, std::move(attrs));
 }
 
+// ---- einsum ----
+
+/// One operand of an einsum while it is reduced: the value and one label per dim (a letter's
+/// code, or kEllipsisLabel + i for the i-th of the broadcast "..." dims, counted from the left
+/// of the widest ellipsis).
+struct EinsumOperand {
+  Value *value;
+  std::vector<int> labels;
+};
+constexpr int kEllipsisLabel = 1000;
+
+Expected<Value *> einsumEmit(NodeImport &node, OpKind op, std::vector<Value *> operands,
+                             AttrMap attrs = {}) {
+  return node.emitInferred(op, std::move(operands), std::move(attrs));
+}
+
+Expected<Value *> einsumReshape(NodeImport &node, Value *x, const ir::Shape &shape) {
+  if (x->type().shape == shape)
+    return x;
+  AttrMap attrs;
+  attrs.set("shape", ir::makeDimsAttr(std::vector<ir::Dim>(shape.begin(), shape.end())));
+  return einsumEmit(node, OpKind::Reshape, {x}, std::move(attrs));
+}
+
+/// x's dims reordered so that its labels read `order`.
+Expected<Value *> einsumPermute(NodeImport &node, EinsumOperand &x, const std::vector<int> &order) {
+  std::vector<int64_t> dims;
+  for (int label : order)
+    dims.push_back(std::find(x.labels.begin(), x.labels.end(), label) - x.labels.begin());
+  bool identity = true;
+  for (size_t i = 0; i < dims.size(); ++i)
+    identity = identity && dims[i] == static_cast<int64_t>(i);
+  x.labels = order;
+  if (identity)
+    return x.value;
+  AttrMap attrs;
+  attrs.set("dims", dims);
+  return einsumEmit(node, OpKind::Permute, {x.value}, std::move(attrs));
+}
+
+/// Sums x over the labels `drop` (removing them).
+Status einsumSumOut(NodeImport &node, EinsumOperand &x, const std::set<int> &drop) {
+  std::vector<int64_t> dims;
+  std::vector<int> kept;
+  for (size_t i = 0; i < x.labels.size(); ++i) {
+    if (drop.count(x.labels[i]))
+      dims.push_back(static_cast<int64_t>(i));
+    else
+      kept.push_back(x.labels[i]);
+  }
+  if (dims.empty())
+    return Status::success();
+  AttrMap attrs;
+  attrs.set("dims", dims);
+  attrs.set("keepdim", false);
+  TC_ASSIGN_OR_RETURN(x.value, einsumEmit(node, OpKind::Sum, {x.value}, std::move(attrs)));
+  x.labels = std::move(kept);
+  return Status::success();
+}
+
+/// The size of label in x (which has it).
+ir::Dim einsumSize(const EinsumOperand &x, int label) {
+  size_t at = std::find(x.labels.begin(), x.labels.end(), label) - x.labels.begin();
+  return x.value->type().shape[at];
+}
+
+/// a x b summed over their shared labels that `keep` lacks: one batched GEMM over
+/// [shared kept labels] x [a's own] x [the summed ones] and [.. summed] x [b's own]; a size-1
+/// dim against a larger one broadcasts first.
+Expected<EinsumOperand> einsumContract(NodeImport &node, EinsumOperand a, EinsumOperand b,
+                                       const std::set<int> &keep) {
+  std::vector<int> batch, summed, aOnly, bOnly;
+  for (int label : a.labels) {
+    bool inB = std::find(b.labels.begin(), b.labels.end(), label) != b.labels.end();
+    (inB ? (keep.count(label) ? batch : summed) : aOnly).push_back(label);
+  }
+  for (int label : b.labels)
+    if (std::find(a.labels.begin(), a.labels.end(), label) == a.labels.end())
+      bOnly.push_back(label);
+  // Broadcast shared labels of size 1 against the other operand's size.
+  for (EinsumOperand *x : {&a, &b}) {
+    const EinsumOperand &other = x == &a ? b : a;
+    ir::Shape shape = x->value->type().shape;
+    bool grow = false;
+    for (size_t i = 0; i < x->labels.size(); ++i) {
+      if (std::find(other.labels.begin(), other.labels.end(), x->labels[i]) == other.labels.end())
+        continue;
+      ir::Dim theirs = einsumSize(other, x->labels[i]);
+      if (shape[i].isStatic() && shape[i].value() == 1 && !(theirs == shape[i])) {
+        shape[i] = theirs;
+        grow = true;
+      }
+    }
+    if (grow) {
+      AttrMap attrs;
+      attrs.set("shape", ir::makeDimsAttr(std::vector<ir::Dim>(shape.begin(), shape.end())));
+      TC_ASSIGN_OR_RETURN(x->value, einsumEmit(node, OpKind::Expand, {x->value}, std::move(attrs)));
+    }
+  }
+  auto sizes = [](const EinsumOperand &x, const std::vector<int> &labels) {
+    ir::Shape shape;
+    for (int label : labels)
+      shape.push_back(einsumSize(x, label));
+    return shape;
+  };
+  ir::Shape batchShape = sizes(a, batch), aShape = sizes(a, aOnly), bShape = sizes(b, bOnly),
+            sumShape = sizes(a, summed);
+  std::vector<int> aOrder = batch, bOrder = batch;
+  aOrder.insert(aOrder.end(), aOnly.begin(), aOnly.end());
+  aOrder.insert(aOrder.end(), summed.begin(), summed.end());
+  bOrder.insert(bOrder.end(), summed.begin(), summed.end());
+  bOrder.insert(bOrder.end(), bOnly.begin(), bOnly.end());
+  TC_ASSIGN_OR_RETURN(Value * pa, einsumPermute(node, a, aOrder));
+  TC_ASSIGN_OR_RETURN(Value * pb, einsumPermute(node, b, bOrder));
+  ir::Dim nb = ir::numElements(batchShape), m = ir::numElements(aShape),
+          n = ir::numElements(bShape), k = ir::numElements(sumShape);
+  TC_ASSIGN_OR_RETURN(Value * ma, einsumReshape(node, pa, {nb, m, k}));
+  TC_ASSIGN_OR_RETURN(Value * mb, einsumReshape(node, pb, {nb, k, n}));
+  TC_ASSIGN_OR_RETURN(Value * product, einsumEmit(node, OpKind::Matmul, {ma, mb}));
+  ir::Shape shape = batchShape;
+  shape.insert(shape.end(), aShape.begin(), aShape.end());
+  shape.insert(shape.end(), bShape.begin(), bShape.end());
+  EinsumOperand result;
+  TC_ASSIGN_OR_RETURN(result.value, einsumReshape(node, product, shape));
+  result.labels = batch;
+  result.labels.insert(result.labels.end(), aOnly.begin(), aOnly.end());
+  result.labels.insert(result.labels.end(), bOnly.begin(), bOnly.end());
+  return result;
+}
+
+/// einsum(equation, tensors): each operand's repeated labels become a diagonal and its labels
+/// no other operand or the output has are summed; the operands then contract left to right,
+/// each pair as one batched GEMM (as ATen's sumproduct_pair), and the result is permuted into
+/// the output's order. "..." broadcasts (right-aligned); an implicit output holds the "..."
+/// dims, then the labels used once, sorted.
+Status importEinsum(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(std::optional<std::string> given, node.optionalString("equation"));
+  TC_ASSIGN_OR_RETURN(std::vector<Value *> tensors, node.tensorList("tensors"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  std::string equation;
+  for (char c : given.value_or(""))
+    if (c != ' ')
+      equation += c;
+  auto bad = [&](const std::string &why) {
+    return invalidInput("einsum equation '" + given.value_or("") + "' in node '" + node.name() +
+                        "': " + why);
+  };
+  size_t arrow = equation.find("->");
+  std::string lhs = equation.substr(0, arrow);
+  std::vector<std::string> terms;
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, comma - start));
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  if (terms.size() != tensors.size())
+    return bad(std::to_string(terms.size()) + " operand terms for " +
+               std::to_string(tensors.size()) + " tensors");
+  // Letters of each term, and where its "..." is.
+  auto parse = [&](const std::string &term, std::vector<int> &letters,
+                   int &ellipsisAt) -> Status {
+    ellipsisAt = -1;
+    for (size_t i = 0; i < term.size(); ++i) {
+      if (term.compare(i, 3, "...") == 0) {
+        if (ellipsisAt >= 0)
+          return bad("two '...' in one term");
+        ellipsisAt = static_cast<int>(letters.size());
+        i += 2;
+      } else if (std::isalpha(static_cast<unsigned char>(term[i]))) {
+        letters.push_back(term[i]);
+      } else {
+        return bad(std::string("unexpected '") + term[i] + "'");
+      }
+    }
+    return Status::success();
+  };
+  std::vector<EinsumOperand> operands;
+  std::vector<std::vector<int>> letters(terms.size());
+  std::vector<int> ellipsisAt(terms.size());
+  int64_t widest = 0;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    TC_TRY(parse(terms[t], letters[t], ellipsisAt[t]));
+    int64_t rank = tensors[t]->type().rank(), named = static_cast<int64_t>(letters[t].size());
+    if (rank < named || (ellipsisAt[t] < 0 && rank != named))
+      return bad("term '" + terms[t] + "' for a tensor " + tensors[t]->type().str());
+    widest = std::max(widest, rank - named);
+  }
+  std::map<int, int> uses;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    int64_t rank = tensors[t]->type().rank();
+    int64_t width = rank - static_cast<int64_t>(letters[t].size());
+    EinsumOperand operand{node.castTo(tensors[t], out.dtype), {}};
+    for (int64_t i = 0, letter = 0; i < rank;) {
+      if (letter == ellipsisAt[t] && width > 0) {
+        for (int64_t e = 0; e < width; ++e, ++i)
+          operand.labels.push_back(kEllipsisLabel + static_cast<int>(widest - width + e));
+        width = 0;
+      } else {
+        operand.labels.push_back(letters[t][static_cast<size_t>(letter++)]);
+        ++i;
+      }
+    }
+    for (int label : operand.labels)
+      ++uses[label];
+    operands.push_back(std::move(operand));
+  }
+  // The output's labels.
+  std::vector<int> output;
+  if (arrow != std::string::npos) {
+    std::vector<int> named;
+    int at = -1;
+    TC_TRY(parse(equation.substr(arrow + 2), named, at));
+    for (size_t i = 0; i <= named.size(); ++i) {
+      if (static_cast<int>(i) == at)
+        for (int64_t e = 0; e < widest; ++e)
+          output.push_back(kEllipsisLabel + static_cast<int>(e));
+      if (i < named.size()) {
+        if (!uses.count(named[i]))
+          return bad(std::string("output label '") + static_cast<char>(named[i]) +
+                     "' is in no operand");
+        output.push_back(named[i]);
+      }
+    }
+  } else {
+    for (int64_t e = 0; e < widest; ++e)
+      output.push_back(kEllipsisLabel + static_cast<int>(e));
+    for (const auto &[label, count] : uses)
+      if (label < kEllipsisLabel && count == 1)
+        output.push_back(label);
+  }
+  // Repeated labels within an operand: their diagonal (appended last, as the diagonal op does).
+  for (EinsumOperand &x : operands) {
+    for (bool again = true; again;) {
+      again = false;
+      for (size_t i = 0; i < x.labels.size() && !again; ++i)
+        for (size_t j = i + 1; j < x.labels.size() && !again; ++j) {
+          if (x.labels[i] != x.labels[j])
+            continue;
+          AttrMap attrs;
+          attrs.set("diagonal", int64_t{0});
+          attrs.set("dims", std::vector<int64_t>{static_cast<int64_t>(i), static_cast<int64_t>(j)});
+          TC_ASSIGN_OR_RETURN(x.value, einsumEmit(node, OpKind::Diagonal, {x.value}, std::move(attrs)));
+          int label = x.labels[i];
+          x.labels.erase(x.labels.begin() + static_cast<std::ptrdiff_t>(j));
+          x.labels.erase(x.labels.begin() + static_cast<std::ptrdiff_t>(i));
+          x.labels.push_back(label);
+          again = true;
+        }
+    }
+  }
+  // Labels needed after operand i: the output's and those of the operands after it.
+  auto neededAfter = [&](size_t i) {
+    std::set<int> keep(output.begin(), output.end());
+    for (size_t j = i + 1; j < operands.size(); ++j)
+      keep.insert(operands[j].labels.begin(), operands[j].labels.end());
+    return keep;
+  };
+  EinsumOperand acc = operands[0];
+  {
+    std::set<int> keep = neededAfter(0), drop;
+    for (int label : acc.labels)
+      if (!keep.count(label))
+        drop.insert(label);
+    TC_TRY(einsumSumOut(node, acc, drop));
+  }
+  for (size_t i = 1; i < operands.size(); ++i) {
+    std::set<int> keep = neededAfter(i), drop;
+    // Labels of this operand alone (not in acc, not needed later) are summed first.
+    for (int label : operands[i].labels)
+      if (!keep.count(label) &&
+          std::find(acc.labels.begin(), acc.labels.end(), label) == acc.labels.end())
+        drop.insert(label);
+    TC_TRY(einsumSumOut(node, operands[i], drop));
+    TC_ASSIGN_OR_RETURN(acc, einsumContract(node, acc, operands[i], keep));
+  }
+  TC_ASSIGN_OR_RETURN(Value * result, einsumPermute(node, acc, output));
+  if (!(result->type() == out))
+    return bad("the result comes out as " + result->type().str() + ", the export declares " +
+               out.str());
+  node.bindOutput(0, result);
+  return Status::success();
+}
+
 // clang-format off
 constexpr Converter kConverters[] = {
     // normalization and softmax
@@ -436,6 +722,7 @@ constexpr Converter kConverters[] = {
     {"aten.matmul.default", importMatmul},
     {"aten.mm.default", importMatmul},
     {"aten.bmm.default", importMatmul},
+    {"aten.einsum.default", importEinsum},
     {"aten.addmm.default", importAddmm},
     {"aten._grouped_mm.default", importGroupedMm},
     {"aten._int_mm.default", importIntMm},

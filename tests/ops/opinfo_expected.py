@@ -83,7 +83,6 @@ EXPECTED_FAILURES = {
     'cholesky_inverse': 'train: not compiled yet: aten.cholesky_inverse.default; core: not compiled yet: aten.cholesky_inverse.default',
     'cholesky_solve': 'train: not compiled yet: aten.cholesky_solve.default; core: not compiled yet: aten.cholesky_solve.default',
     'combinations': 'train: not compiled yet: aten.combinations.default',
-    'einsum': 'train: not compiled yet: aten.einsum.default',
     'erfinv': 'train: not compiled yet: aten.erfinv.default; core: not compiled yet: aten.erfinv.default',
     'exponential': 'random (thunderc draws its own numbers: no eager value to compare); train: not compiled yet: aten.exponential_.default; core: not compiled yet: core/models/model.json: the program writes into its user input (user_input_muta',
     'fft.hfft': 'train: not compiled yet: aten.fft_hfft.default',
