@@ -580,8 +580,23 @@ Status importUnfold(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dimension"));
   TC_ASSIGN_OR_RETURN(int64_t size, node.intArg("size"));
   TC_ASSIGN_OR_RETURN(int64_t step, node.intArg("step"));
-  if (self->type().rank() == 0)
-    return node.unsupportedFeature("unfold of a 0-d tensor");
+  if (self->type().rank() == 0) {
+    // A 0-d tensor unfolds as one element: a window of size 1 (or 0) and no window dim.
+    if (size < 0 || size > 1 || step < 1)
+      return invalidInput("node '" + node.name() + "': unfold of a 0-d tensor with size " +
+                          std::to_string(size) + " and step " + std::to_string(step) +
+                          " (size 0 or 1, step >= 1)");
+    AttrMap attrs;
+    attrs.set("shape", ir::makeDimsAttr(std::vector<ir::Dim>{ir::Dim(1)}));
+    TC_ASSIGN_OR_RETURN(Value * one, node.emitInferred(OpKind::Reshape, {self}, std::move(attrs)));
+    AttrMap slice;
+    slice.set("dim", int64_t{0});
+    slice.set("start", int64_t{0});
+    slice.set("end", ir::makeDimAttr(ir::Dim(size)));
+    slice.set("step", int64_t{1});
+    TC_ASSIGN_OR_RETURN(Value * result, node.emitInferred(OpKind::Slice, {one}, std::move(slice)));
+    return bindRealOutput(node, 0, result);
+  }
   TC_ASSIGN_OR_RETURN(dim, normalizedDim(node, dim, self->type().rank()));
   TC_ASSIGN_OR_RETURN(Value * result, unfoldValue(node, self, dim, size, step));
   return bindRealOutput(node, 0, result);

@@ -68,7 +68,7 @@ Status importCumsum(NodeImport &node) {
   return emitThenCast(node, OpKind::Cumsum, {x}, std::move(attrs), out.dtype);
 }
 
-// layer_norm and native_layer_norm (whose mean/rstd outputs must be unused).
+// layer_norm and native_layer_norm (its mean and rstd outputs computed when used).
 Status importLayerNorm(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
   TC_ASSIGN_OR_RETURN(std::vector<int64_t> shape, node.intList("normalized_shape"));
@@ -85,8 +85,35 @@ Status importLayerNorm(NodeImport &node) {
   AttrMap attrs;
   attrs.set("eps", eps);
   attrs.set("normalized_shape", shape);
-  TC_ASSIGN_OR_RETURN(ir::Node * emitted, node.emit(OpKind::LayerNorm, operands, attrs));
-  (void)emitted;
+  bool stats = node.numOutputs() == 3 && (node.isOutputUsed(1) || node.isOutputUsed(2));
+  if (!stats) {
+    TC_ASSIGN_OR_RETURN(ir::Node * emitted, node.emit(OpKind::LayerNorm, operands, attrs));
+    (void)emitted;
+    return Status::success();
+  }
+  // native_layer_norm's mean and rstd (1/sqrt(biased variance + eps)) over the normalized
+  // dims, kept as size-1 dims, in the exported outputs' dtype.
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  TC_ASSIGN_OR_RETURN(Value * y, node.emitInferred(OpKind::LayerNorm, operands, attrs));
+  node.bindOutput(0, node.castTo(y, out.dtype));
+  TC_ASSIGN_OR_RETURN(ir::TensorType statType, node.outputType(1));
+  Value *x = node.castTo(input, statType.dtype);
+  std::vector<int64_t> dims;
+  for (int64_t d = input->type().rank() - static_cast<int64_t>(shape.size());
+       d < input->type().rank(); ++d)
+    dims.push_back(d);
+  AttrMap meanAttrs;
+  meanAttrs.set("dims", dims);
+  meanAttrs.set("keepdim", true);
+  TC_ASSIGN_OR_RETURN(Value * mean, node.emitInferred(OpKind::Mean, {x}, meanAttrs));
+  AttrMap varAttrs = meanAttrs;
+  varAttrs.set("correction", 0.0);
+  TC_ASSIGN_OR_RETURN(Value * var, node.emitInferred(OpKind::Var, {x}, std::move(varAttrs)));
+  TC_ASSIGN_OR_RETURN(Value * shifted,
+                      node.emitInferred(OpKind::Add, {var, node.scalarConstant(eps, statType.dtype)}));
+  TC_ASSIGN_OR_RETURN(Value * rstd, node.emitInferred(OpKind::Rsqrt, {shifted}));
+  node.bindOutput(1, mean);
+  node.bindOutput(2, rstd);
   return Status::success();
 }
 
