@@ -1742,6 +1742,15 @@ SPATIAL3D_CASES: list[tuple[str, CaseFn]] = [
                                                      return_indices=True)[1]),
     ("max_pool2d_indices_ties",
      lambda m, t: F.max_pool2d(torch.round(t.img), 2, return_indices=True)[1]),
+    # -- adaptive max pooling: windows of unequal length (6 -> 4, 7 -> 3), ties, indices
+    ("adaptive_max_pool2d_uneven", lambda m, t: F.adaptive_max_pool2d(t.img, (4, 3))),
+    ("adaptive_max_pool2d_indices",
+     lambda m, t: F.adaptive_max_pool2d(t.img, (4, 3), return_indices=True)[1]),
+    ("adaptive_max_pool2d_indices_ties",
+     lambda m, t: F.adaptive_max_pool2d(torch.round(t.img), (5, 2), return_indices=True)[1]),
+    ("adaptive_max_pool1d_indices",
+     lambda m, t: (lambda v, i: v * 2.0 + i.float())(
+         *F.adaptive_max_pool1d(t.img[0], 3, return_indices=True))),
     # -- 3-d average pooling (avg_pool3d)
     ("avg_pool3d_k2", lambda m, t: F.avg_pool3d(t.vol, 2)),
     ("avg_pool3d_pad_exclude", lambda m, t: F.avg_pool3d(t.vol, 3, stride=2, padding=1,
