@@ -154,8 +154,6 @@ EXPECTED_FAILURES = {
     'nn.functional.linear_cross_entropy.chunked': 'train: not compiled yet: torch_nn._linear_cross_entropy_batch_chunked.default; core: not compiled yet: torch_nn._linear_cross_entropy_batch_chunked.default',
     'nn.functional.linear_cross_entropy.chunked_none': 'train: not compiled yet: torch_nn._linear_cross_entropy_batch_chunked_no_reduction.default; core: not compiled yet: torch_nn._linear_cross_entropy_batch_chunked_no_reduction.default',
     'nn.functional.multi_head_attention_forward': 'train: not compiled yet: aten.dropout.default; core: not compiled yet: aten.native_dropout.default',
-    'nn.functional.multi_margin_loss': 'train: not compiled yet: aten.multi_margin_loss.default',
-    'nn.functional.multilabel_margin_loss': 'train: not compiled yet: aten.multilabel_margin_loss.default',
     'nn.functional.rrelu': 'random (thunderc draws its own numbers: no eager value to compare); train: not compiled yet: aten.rrelu.default; core: not compiled yet: aten.rrelu_with_noise_functional.default',
     'nonzero': 'train: not compiled yet: aten.nonzero_numpy.default',
     'nonzero_static': 'train: not compiled yet: aten.nonzero_static.default; core: not compiled yet: aten.nonzero_static.default',
