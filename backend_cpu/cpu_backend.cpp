@@ -55,7 +55,12 @@ GemmWeight gemmWeightUse(const ir::Value &value) {
 class CpuBackend final : public TargetBackend {
 public:
   Target target() const override { return Target::Cpu; }
-  Status prepare(const ir::Graph &) override { return Status::success(); }
+  Status prepare(const ir::Graph &graph) override {
+    needsLapack_ = false;
+    for (const auto &node : graph.nodes())
+      needsLapack_ = needsLapack_ || node->info().family == ir::OpFamily::Linalg;
+    return Status::success();
+  }
 
   // tc_model_base.h: load, contexts, state, threads; run_impl installs the context's pool
   // (tc_parallel.h) for its kernels.
@@ -122,7 +127,9 @@ public:
                                                  bool hasGolden) const override {
     return {{"CMakeLists.txt",
              renderEmbeddedTemplate("backend_cpu/templates/CMakeLists.txt.in",
-                                    {{"NAME", options.name}, {"SOURCE", options.sourceName}}) +
+                                    {{"NAME", options.name},
+                                     {"SOURCE", options.sourceName},
+                                     {"NEEDS_LAPACK", needsLapack_ ? "ON" : "OFF"}}) +
                  goldenTestCmake(options, hasGolden)}};
   }
 
@@ -130,9 +137,13 @@ public:
   // (tc_model_common.h) and the CPU kernel library.
   bool shipsKernelHeader(const std::string &path, const BundleOptions &) const override {
     return path == "runtime/kernels/tc_math.h" || path == "runtime/kernels/tc_random.h" ||
+           path == "runtime/kernels/tc_lapack.h" ||
            path == "runtime/kernels/tc_model_common.h" ||
            path.rfind("backend_cpu/kernels/", 0) == 0;
   }
+
+private:
+  bool needsLapack_ = false; ///< a linalg op is in the graph: the bundle links LAPACK
 };
 
 } // namespace

@@ -169,6 +169,8 @@ Status runNode(interp::OpCall &call) {
     return interp::runPoolOp(call);
   case OpFamily::Shape:
     return interp::runShapeOp(call);
+  case OpFamily::Linalg:
+    return interp::runLinalgOp(call);
   case OpFamily::Other:
     if (call.node.op() == OpKind::CondPredicate) {
       call.result().data[0] = call.operand(0).data.at(0) != 0 ? 1 : 0;

@@ -71,6 +71,9 @@ Status runNnOp(OpCall &call);
 Status runPoolOp(OpCall &call);
 /// Family Shape: views and data movement, full, arange, embedding, index_select.
 Status runShapeOp(OpCall &call);
+/// Family Linalg: cholesky, lu_factor, lu_permutation, triangular_solve, qr, eigh, svd
+/// (ir/interpreter_linalg.cpp, LAPACK in double).
+Status runLinalgOp(OpCall &call);
 /// pad (family Shape) and upsample (family Pool): ir/interpreter_resample.cpp.
 Status runPad(OpCall &call);
 Status runUpsample(OpCall &call);

@@ -23,7 +23,7 @@ enum OpTrait : uint32_t {
 };
 
 /// An op's family (ir/ops.def): where the interpreter and shape inference route it.
-enum class OpFamily : uint8_t { Unary, Binary, Ternary, Reduction, Nn, Pool, Shape, Other };
+enum class OpFamily : uint8_t { Unary, Binary, Ternary, Reduction, Nn, Pool, Shape, Linalg, Other };
 
 /// How an op's result dtype follows from its operand (each rule is documented in ir/ops.def).
 enum class DTypeRule : uint8_t {

@@ -114,4 +114,9 @@ Expected<TypeList> inferSort(const TensorType &x, const AttrMap &attrs);
 /// operands: weight, indices, offsets, per_sample_weights?
 Expected<TensorType> inferEmbeddingBag(const TypeList &operands, const AttrMap &attrs);
 
+// ---- dense linear algebra (shape_inference_linalg.cpp) ----
+
+/// cholesky, lu_factor, lu_permutation, triangular_solve, qr, eigh, svd (ir/ops.def).
+Expected<TypeList> inferLinalg(OpKind op, const TypeList &operands, const AttrMap &attrs);
+
 } // namespace thunderc::ir::inference

@@ -20,6 +20,8 @@
 //                          cumsum
 //   tc_kernels_nn.h        softmax, layer_norm, batch_norm, attention
 //   tc_kernels_sort.h      sort (stable, NaN largest), embedding_bag
+//   tc_lapack.h            cholesky, lu_factor, qr, eigh, svd (LAPACK when the bundle
+//                          defines TC_USE_LAPACK), triangular_solve, pivot_permutation
 #pragma once
 
 #include "tc_math.h"
@@ -32,3 +34,4 @@
 #include "tc_kernels_reduce.h"
 #include "tc_kernels_shape.h"
 #include "tc_kernels_sort.h"
+#include "tc_lapack.h"

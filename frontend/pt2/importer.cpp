@@ -272,6 +272,8 @@ Status ProgramImporter::importInputs(const Json &signature) {
     const Json &payload = *input.payload;
     if (input.kind == "constant_input")
       continue; // a specialized non-tensor user input; it has no placeholder to feed
+    if (input.kind == "token")
+      continue; // orders side effects (with_effects); the checks it threads are dropped
     ir::InputKind kind = ir::InputKind::User;
     const char *fqnField = nullptr;
     if (input.kind == "parameter") {
@@ -324,6 +326,8 @@ Status ProgramImporter::importOutputs(const Json &signature) {
       TC_TRY(importBufferMutation(*output.payload));
       continue;
     }
+    if (output.kind == "token")
+      continue; // the side-effect token threaded through with_effects: nothing to return
     if (output.kind == "parameter_mutation")
       return unsupported("the program updates a parameter in place (parameter_mutation); "
                          "only buffers can be model state — export the model in eval mode");
@@ -525,6 +529,27 @@ Status ProgramImporter::importNode(const Json &node, size_t index) {
     record.status = "dropped";
     model_.nodes.push_back(record);
     return Status::success();
+  }
+  if (*target == "torch.ops.higher_order.with_effects") {
+    // A side-effecting op threaded through a token. The error checks of linalg's *_ex ops
+    // (aten._linalg_check_errors: raise for a singular or non-positive-definite input) are
+    // dropped like the other assertions (the info outputs still report it); any other effect
+    // is not compiled.
+    const Json *inputs = jsonFind(node, "inputs");
+    const Json *op = inputs && inputs->is_array() && inputs->size() > 1
+                         ? jsonFind((*inputs)[1], "arg")
+                         : nullptr;
+    const Json *opName = op ? jsonFind(*op, "as_operator") : nullptr;
+    std::string effect = opName && opName->is_string() ? opName->get<std::string>() : "";
+    if (stripTorchOps(effect) == "aten._linalg_check_errors.default") {
+      record.status = "dropped";
+      record.target = std::string(stripTorchOps(effect));
+      model_.nodes.push_back(record);
+      return Status::success();
+    }
+    return unsupported(context + ": the side effect " +
+                       (effect.empty() ? std::string("of unknown op") : effect) +
+                       " (with_effects) is not compiled");
   }
   if (std::find(std::begin(kInlinedHigherOrderTargets), std::end(kInlinedHigherOrderTargets),
                 *target) != std::end(kInlinedHigherOrderTargets)) {
