@@ -92,6 +92,8 @@ class Suite:
     # The IR levels tested. A suite tested at "train" only holds ops whose core-ATen
     # decomposition is made of other ops (its comment names them).
     levels: tuple[str, ...] = LEVELS
+    # The bundle targets tested (linalg compiles for the CPU only; CUDA refuses it).
+    targets: tuple[str, ...] = ("cpu", "cuda")
 
     def case_names(self) -> list[str]:
         return [name for name, _ in self.cases]
@@ -2101,6 +2103,84 @@ DEGENERATE_CASES: list[tuple[str, CaseFn]] = [
     ("zero_d_full", lambda m, t: torch.full((), 2.0) * t.s),
 ]
 
+# --------------------------------------------------------------------------------------------
+# dense linear algebra (LAPACK on the CPU; the CUDA target refuses these ops)
+# --------------------------------------------------------------------------------------------
+
+
+def _linalg_inputs(g):
+    a = _randn(g, 2, 4, 4)
+    return {
+        "a": a + 4 * torch.eye(4),  # well conditioned, batched
+        "spd": a @ a.transpose(-1, -2) + 4 * torch.eye(4),  # symmetric positive definite
+        "tall": _randn(g, 5, 3),
+        "wide": _randn(g, 3, 5),
+        "b": _randn(g, 2, 4, 3),
+        "bb": _randn(g, 4, 3),  # broadcasts over the batch of a
+        "v": _randn(g, 2, 4),  # a batch of vectors
+        "r": _randn(g, 2, 3, 4),  # right-hand sides of X A = B
+        "neg": torch.diag(torch.tensor([-2.0, 1.5, 3.0])),  # det < 0: logdet is NaN
+        "rank2": _randn(g, 4, 2) @ _randn(g, 2, 5),  # rank 2 of 4
+    }
+
+
+def _sym_abs(x):
+    """Eigen/singular vectors up to their sign (LAPACKs may pick either)."""
+    return x.abs()
+
+
+LINALG_CASES: list[tuple[str, CaseFn]] = [
+    ("cholesky", lambda m, t: torch.linalg.cholesky(t.spd)),
+    ("cholesky_upper", lambda m, t: torch.linalg.cholesky(t.spd, upper=True)),
+    ("cholesky_ex_info", lambda m, t: torch.linalg.cholesky_ex(t.spd)[1]),
+    ("cholesky_solve", lambda m, t: torch.cholesky_solve(t.b, torch.linalg.cholesky(t.spd))),
+    ("cholesky_inverse_upper",
+     lambda m, t: torch.cholesky_inverse(torch.linalg.cholesky(t.spd, upper=True), upper=True)),
+    ("lu_factor", lambda m, t: torch.linalg.lu_factor(t.a)[0]),
+    ("lu_factor_pivots", lambda m, t: torch.linalg.lu_factor(t.a)[1]),
+    ("lu_tall_plu", lambda m, t: (lambda p, l, u: torch.cat([p.flatten(), l.flatten(),
+                                                             u.flatten()]))(*torch.linalg.lu(t.tall))),
+    ("lu_wide_u", lambda m, t: torch.linalg.lu(t.wide)[2]),
+    ("lu_solve", lambda m, t: torch.linalg.lu_solve(*torch.linalg.lu_factor(t.a), t.b)),
+    ("lu_solve_adjoint", lambda m, t: torch.linalg.lu_solve(*torch.linalg.lu_factor(t.a), t.b,
+                                                            adjoint=True)),
+    ("lu_solve_right", lambda m, t: torch.linalg.lu_solve(*torch.linalg.lu_factor(t.a), t.r,
+                                                          left=False)),
+    ("solve", lambda m, t: torch.linalg.solve(t.a, t.b)),
+    ("solve_broadcast", lambda m, t: torch.linalg.solve(t.a, t.bb)),
+    ("solve_vector", lambda m, t: torch.linalg.solve(t.a, t.v)),
+    ("solve_right", lambda m, t: torch.linalg.solve(t.a, t.r, left=False)),
+    ("inv", lambda m, t: torch.linalg.inv(t.a)),
+    ("det", lambda m, t: torch.linalg.det(t.a)),
+    ("slogdet", lambda m, t: torch.stack(torch.linalg.slogdet(t.a))),
+    ("logdet_negative_is_nan", lambda m, t: torch.isnan(torch.logdet(t.neg))),
+    ("solve_triangular_upper", lambda m, t: torch.linalg.solve_triangular(
+        t.a.triu(), t.b, upper=True)),
+    ("solve_triangular_right_unit", lambda m, t: torch.linalg.solve_triangular(
+        t.a.tril(), t.r, upper=False, left=False, unitriangular=True)),
+    ("triangular_solve_transpose", lambda m, t: torch.triangular_solve(
+        t.b, t.a.triu(), upper=True, transpose=True)[0]),
+    ("qr_r", lambda m, t: torch.linalg.qr(t.tall)[1]),
+    ("qr_complete_reconstruct", lambda m, t: (lambda q, r: q @ r)(*torch.linalg.qr(t.tall,
+                                                                                 mode="complete"))),
+    ("qr_wide_q", lambda m, t: torch.linalg.qr(t.wide)[0]),
+    ("eigvalsh", lambda m, t: torch.linalg.eigvalsh(t.spd)),
+    ("eigh_vectors", lambda m, t: _sym_abs(torch.linalg.eigh(t.spd, UPLO="U")[1])),
+    ("eigh_reconstruct", lambda m, t: (lambda w, v: v @ torch.diag_embed(w) @ v.mT)(
+        *torch.linalg.eigh(t.spd))),
+    ("svdvals", lambda m, t: torch.linalg.svdvals(t.tall)),
+    ("svd_u_abs", lambda m, t: _sym_abs(torch.linalg.svd(t.wide, full_matrices=False)[0])),
+    ("svd_full_reconstruct", lambda m, t: (lambda u, s, vh: u[:, :3] @ torch.diag(s) @ vh[:3])(
+        *torch.linalg.svd(t.wide))),
+    ("pinv", lambda m, t: torch.linalg.pinv(t.tall)),
+    ("pinv_hermitian", lambda m, t: torch.linalg.pinv(t.spd, hermitian=True)),
+    ("matrix_rank", lambda m, t: torch.linalg.matrix_rank(t.rank2)),
+    ("cond", lambda m, t: torch.linalg.cond(t.a)),
+    ("matrix_norm_2_nuc", lambda m, t: torch.stack([torch.linalg.matrix_norm(t.tall, 2),
+                                                    torch.linalg.matrix_norm(t.tall, "nuc")])),
+]
+
+
 SUITES: dict[str, Suite] = {
     s.name: s
     for s in [
@@ -2122,6 +2202,7 @@ SUITES: dict[str, Suite] = {
         Suite("spatial3d", _spatial3d_inputs, SPATIAL3D_CASES, _spatial3d_submodules),
         Suite("data_dependent", _data_dependent_inputs, DATA_DEPENDENT_CASES),
         Suite("degenerate", _degenerate_inputs, DEGENERATE_CASES, _degenerate_submodules),
+        Suite("linalg", _linalg_inputs, LINALG_CASES, targets=("cpu",)),
     ]
 }
 
@@ -2167,7 +2248,10 @@ def node_cases(ep: torch.export.ExportedProgram, case_names: list[str]) -> dict[
     """{exported node name: the cases whose output depends on it}, so that an error naming a
     node (thunderc's import and verifier errors do) can be traced to its case(s)."""
     output = next(n for n in ep.graph.nodes if n.op == "output")
-    outputs = list(output.args[0])
+    # Side-effect tokens (with_effects: linalg's error checks) lead the outputs; not a case's.
+    kinds = [spec.kind for spec in ep.graph_signature.output_specs]
+    outputs = [o for o, kind in zip(output.args[0], kinds)
+               if kind != torch.export.graph_signature.OutputKind.TOKEN]
     if len(outputs) != len(case_names):
         raise RuntimeError(f"{len(outputs)} graph outputs for {len(case_names)} cases")
     owners: dict[str, list[str]] = {}

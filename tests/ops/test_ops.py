@@ -197,7 +197,8 @@ def _jobs():
 # compile time); tests/e2e/test_bundles.py covers the dispatched build.
 TARGETS = {"cpu": ["-DTHUNDERC_BUNDLE_CPU_DISPATCH=OFF", *build_flags.OUTPUT_TEST_CPU],
            "cuda": ["-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON", *build_flags.OUTPUT_TEST_CUDA_EMULATED]}
-BUNDLE_PARAMS = [(suite, level, target) for suite, level in PARAMS for target in TARGETS]
+BUNDLE_PARAMS = [(suite, level, target) for suite, level in PARAMS for target in TARGETS
+                 if target in suites.SUITES[suite].targets]
 BUNDLE_IDS = [f"{suite}-{level}-{target}" for suite, level, target in BUNDLE_PARAMS]
 
 

@@ -406,6 +406,20 @@ std::vector<Example> examples() {
                          {"mode", std::string("sum")},
                          {"padding_idx", intAttr(-1)}}),
                   {}, "f16[5,4]"});
+  // dense linear algebra: batched matrices, i32 pivots and info
+  list.push_back({OpKind::Cholesky, {"f32[?s0,3,3]"}, attrs({{"upper", false}}), {},
+                  "f32[?s0,3,3], i32[?s0]"});
+  list.push_back({OpKind::LuFactor, {"f64[2,5,3]"}, {}, {}, "f64[2,5,3], i32[2,3], i32[2]"});
+  list.push_back({OpKind::LuPermutation, {"i32[2,3]"}, attrs({{"rows", dimAttr("5")}}), {},
+                  "i64[2,5]"});
+  list.push_back({OpKind::TriangularSolve, {"f32[2,4,4]", "f32[2,7,4]"},
+                  attrs({{"left", false}, {"unitriangular", false}, {"upper", true}}), {},
+                  "f32[2,7,4]"});
+  list.push_back({OpKind::Qr, {"f32[5,3]"}, attrs({{"full", true}}), {}, "f32[5,5], f32[5,3]"});
+  list.push_back({OpKind::Eigh, {"f32[4,4]"}, attrs({{"upper", false}, {"vectors", true}}), {},
+                  "f32[4], f32[4,4], i32[]"});
+  list.push_back({OpKind::Svd, {"f32[2,3,5]"}, attrs({{"full", false}, {"vectors", true}}), {},
+                  "f32[2,3,3], f32[2,3], f32[2,3,5], i32[2]"});
   list.push_back({OpKind::AtenCall,
                   {"f32[2]"},
                   attrs({{"target", std::string("aten.foo.default")}}),
@@ -1167,6 +1181,13 @@ TEST_CASE("sort and embedding_bag") {
   auto contains = [](const std::string &text, const std::string &part) {
     return text.find(part) != std::string::npos;
   };
+  CHECK(contains(infer(OpKind::Cholesky, {"f32[3,4]"}, attrs({{"upper", false}})),
+                 "must be square"));
+  CHECK(contains(infer(OpKind::Svd, {"f16[3,3]"}, attrs({{"full", false}, {"vectors", true}})),
+                 "must be f32 or f64"));
+  CHECK(contains(infer(OpKind::TriangularSolve, {"f32[4,4]", "f32[3,2]"},
+                       attrs({{"left", true}, {"unitriangular", false}, {"upper", false}})),
+                 "does not match A"));
   CHECK(infer(OpKind::Sort, {"i32[]"}, attrs({{"descending", false}, {"dim", intAttr(0)}})) ==
         "i32[], i64[]");
   CHECK(contains(infer(OpKind::Sort, {"f32[2,3]"},
