@@ -46,3 +46,27 @@ def test_supported_case_compiles(tmp_path):
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "aten_call" not in result.stdout
+
+
+class Solve(torch.nn.Module):
+    def forward(self, a, b):
+        return torch.linalg.solve(a, b)
+
+
+def test_linalg_is_refused_for_cuda_and_compiles_for_cpu(tmp_path):
+    """Dense linear algebra compiles for the CPU (LAPACK); the CUDA target refuses it with exit
+    5 naming the op, and writes no output."""
+    path = tmp_path / "solve.pt2"
+    args = (torch.randn(3, 3) + 3 * torch.eye(3), torch.randn(3, 2))
+    torch.export.save(torch.export.export(Solve(), args), path)
+    out = tmp_path / "cuda_out"
+    result = subprocess.run([THUNDERC, str(path), "-o", str(out), "--target", "cuda"],
+                            capture_output=True, text=True)
+    assert result.returncode == 5, result.stderr
+    assert "lu_factor" in result.stderr and "CPU target only" in result.stderr
+    assert not out.exists()
+    cpu = subprocess.run([THUNDERC, str(path), "-o", str(tmp_path / "cpu_out")],
+                         capture_output=True, text=True)
+    assert cpu.returncode == 0, cpu.stderr
+    assert "NEEDS_LAPACK" not in (tmp_path / "cpu_out" / "CMakeLists.txt").read_text()
+    assert "TC_USE_LAPACK" in (tmp_path / "cpu_out" / "CMakeLists.txt").read_text()
