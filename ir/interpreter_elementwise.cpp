@@ -209,6 +209,43 @@ Status runUnary(OpCall &call) {
     return mapUnary(call, [](double x) { return tc::digamma(x); });
   case OpKind::Trigamma:
     return mapUnary(call, [](double x) { return tc::trigamma(x); });
+  // torch.special: the same double-precision code generated kernels run (tc_math.h).
+  case OpKind::Erfinv:
+    return mapUnary(call, [](double x) { return tc::erfinv(x); });
+  case OpKind::Ndtri:
+    return mapUnary(call, [](double x) { return tc::ndtri(x); });
+  case OpKind::Erfcx:
+    return mapUnary(call, [](double x) { return tc::erfcx(x); });
+  case OpKind::LogNdtr:
+    return mapUnary(call, [](double x) { return tc::log_ndtr(x); });
+  case OpKind::BesselJ0:
+    return mapUnary(call, [](double x) { return tc::bessel_j0(x); });
+  case OpKind::BesselJ1:
+    return mapUnary(call, [](double x) { return tc::bessel_j1(x); });
+  case OpKind::BesselY0:
+    return mapUnary(call, [](double x) { return tc::bessel_y0(x); });
+  case OpKind::BesselY1:
+    return mapUnary(call, [](double x) { return tc::bessel_y1(x); });
+  case OpKind::BesselI0:
+    return mapUnary(call, [](double x) { return tc::bessel_i0(x); });
+  case OpKind::BesselI1:
+    return mapUnary(call, [](double x) { return tc::bessel_i1(x); });
+  case OpKind::BesselI0e:
+    return mapUnary(call, [](double x) { return tc::bessel_i0e(x); });
+  case OpKind::BesselI1e:
+    return mapUnary(call, [](double x) { return tc::bessel_i1e(x); });
+  case OpKind::BesselK0:
+    return mapUnary(call, [](double x) { return tc::bessel_k0(x); });
+  case OpKind::BesselK1:
+    return mapUnary(call, [](double x) { return tc::bessel_k1(x); });
+  case OpKind::BesselK0e:
+    return mapUnary(call, [](double x) { return tc::bessel_k0e(x); });
+  case OpKind::BesselK1e:
+    return mapUnary(call, [](double x) { return tc::bessel_k1e(x); });
+  case OpKind::SphericalBesselJ0:
+    return mapUnary(call, [](double x) { return tc::spherical_bessel_j0(x); });
+  case OpKind::AiryAi:
+    return mapUnary(call, [](double x) { return tc::airy_ai(x); });
   case OpKind::Sin:
     return mapUnary(call, [](double x) { return std::sin(x); });
   case OpKind::Cos:
@@ -416,6 +453,39 @@ Status runBinary(OpCall &call) {
     return mapBroadcast<2>(call, [](double a, double b) { return std::atan2(a, b); });
   case OpKind::Zeta:
     return mapBroadcast<2>(call, [](double a, double b) { return tc::zeta(a, b); });
+  case OpKind::Igamma:
+    return mapBroadcast<2>(call, [](double a, double b) { return tc::igamma(a, b); });
+  case OpKind::Igammac:
+    return mapBroadcast<2>(call, [](double a, double b) { return tc::igammac(a, b); });
+  case OpKind::ChebyshevT:
+    return mapBroadcast<2>(call, [](double a, double b) { return tc::chebyshev_t(a, b); });
+  case OpKind::ChebyshevU:
+    return mapBroadcast<2>(call, [](double a, double b) { return tc::chebyshev_u(a, b); });
+  case OpKind::ChebyshevV:
+    return mapBroadcast<2>(call, [](double a, double b) { return tc::chebyshev_v(a, b); });
+  case OpKind::ChebyshevW:
+    return mapBroadcast<2>(call, [](double a, double b) { return tc::chebyshev_w(a, b); });
+  case OpKind::ShiftedChebyshevT:
+    return mapBroadcast<2>(call, [](double a, double b) { return tc::shifted_chebyshev_t(a, b); });
+  case OpKind::ShiftedChebyshevU:
+    return mapBroadcast<2>(call, [](double a, double b) { return tc::shifted_chebyshev_u(a, b); });
+  case OpKind::ShiftedChebyshevV:
+    return mapBroadcast<2>(call, [](double a, double b) { return tc::shifted_chebyshev_v(a, b); });
+  case OpKind::ShiftedChebyshevW:
+    return mapBroadcast<2>(call, [](double a, double b) { return tc::shifted_chebyshev_w(a, b); });
+  case OpKind::LaguerreL:
+    return mapBroadcast<2>(call, [](double a, double b) { return tc::laguerre_l(a, b); });
+  case OpKind::LegendreP:
+    return mapBroadcast<2>(call, [](double a, double b) { return tc::legendre_p(a, b); });
+  // Hermite's degree limit is the dtype's (PyTorch: NaN above 128 for float, 512 for double).
+  case OpKind::HermiteH:
+  case OpKind::HermiteHe: {
+    const bool physicists = call.node.op() == OpKind::HermiteH;
+    const int64_t limit = call.result().dtype == DType::F64 ? 512 : 128;
+    return mapBroadcast<2>(call, [=](double a, double b) {
+      return tc::special_detail::hermite(physicists, a, b, limit);
+    });
+  }
   case OpKind::Fmod:
     return mapBroadcast<2>(call, [](double a, double b) { return std::fmod(a, b); });
   case OpKind::BitwiseAnd:

@@ -54,8 +54,14 @@ Expected<AttrMap> attributesFromArguments(NodeImport &node, OpKind op) {
 
 // Unary ops whose input is cast to the output dtype first (exp of an int tensor is float),
 // except those with a bool result; attributes come from the ATen arguments of their names.
+// The operand is `self`, or the schema's first argument where it has another name (`x` of
+// special_airy_ai and special_spherical_bessel_j0).
 template <OpKind Op> Status importUnary(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  const OpSchema &schema = node.schema();
+  std::string_view operand = "self";
+  if (schema.findArg("self") == nullptr && !schema.args.empty())
+    operand = schema.args[0].name;
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor(operand));
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
   TC_ASSIGN_OR_RETURN(AttrMap attrs, attributesFromArguments(node, Op));
   bool keepsInput = ir::opInfo(Op).dtypeRule == ir::DTypeRule::Bool;
@@ -182,7 +188,12 @@ Status importBinaryNamed(NodeImport &node, std::string_view lhsArg, std::string_
   return emitOne(node, Op, {a, b});
 }
 
+// Most binary ops name their operands self/other; torch.special's polynomials name them x, n
+// (either may be a Python scalar: the x_scalar / n_scalar overloads).
 template <OpKind Op> Status importBinary(NodeImport &node) {
+  const OpSchema &schema = node.schema();
+  if (schema.findArg("self") == nullptr && schema.args.size() >= 2)
+    return importBinaryNamed<Op>(node, schema.args[0].name, schema.args[1].name);
   return importBinaryNamed<Op>(node, "self", "other");
 }
 

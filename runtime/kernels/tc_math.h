@@ -675,6 +675,688 @@ template <typename T> TC_HD inline T zeta(T xt, T qt) {
   return static_cast<T>(s);
 }
 
+// ---- special functions (torch.special): Bessel, Airy, error-function inverses, incomplete
+// gamma, orthogonal polynomials ----
+//
+// Each is computed in double whatever the element type and rounded once at the end. The edge
+// cases (zeros, infinities, NaN, negative arguments, n < 0) are PyTorch's; the algorithms are
+// textbook ones (Abramowitz & Stegun, "A&S", section numbers given at each).
+namespace special_detail {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kSqrtPi = 1.77245385090551602730;      // sqrt(pi)
+constexpr double kInvSqrtPi = 0.564189583547756286948;  // 1 / sqrt(pi)
+constexpr double kSqrt2 = 1.41421356237309504880;
+constexpr double kInvSqrt2 = 0.707106781186547524401;
+constexpr double kEulerGamma = 0.577215664901532860607;
+constexpr double kTwoOverPi = 0.636619772367581343076;
+constexpr double kEps = 1.0e-17; // series stop once a term is below this fraction of the sum
+
+TC_HD inline double inf() { return infinity<double>(); }
+TC_HD inline double nan() { return quiet_nan<double>(); }
+
+/// exp(x * x) with the rounding error of x * x folded in (x * x = hi + lo exactly, exp(hi + lo)
+/// = exp(hi) (1 + lo)): full relative precision where exp(x * x) is large.
+TC_HD inline double exp_x2(double x) {
+  const double hi = x * x, lo = std::fma(x, x, -hi);
+  return std::exp(hi) * (1.0 + lo);
+}
+
+/// exp(x * x) * erfc(x): the product for x < 26 (erfc is still normal there), beyond it the
+/// asymptotic series 1/(x sqrt(pi)) sum_k (-1)^k (2k-1)!! / (2x^2)^k (A&S 7.1.23), whose
+/// smallest term near k = x^2 is far below double precision.
+TC_HD inline double erfcx(double x) {
+  if (std::isnan(x))
+    return x;
+  if (x < 26.0)
+    return x < -26.7 ? inf() : exp_x2(x) * std::erfc(x);
+  if (x > 1.0e8)
+    return kInvSqrtPi / x;
+  const double v = 0.5 / (x * x);
+  double term = 1.0, sum = 1.0;
+  for (int k = 1; k < 30; ++k) {
+    term *= -(2.0 * k - 1.0) * v;
+    sum += term;
+    if (std::fabs(term) < kEps * sum)
+      break;
+  }
+  return kInvSqrtPi / x * sum;
+}
+
+/// log of the standard normal CDF: log1p(-erfc(x/sqrt2)/2) for x > 0, where the rounding of
+/// t = x/sqrt2 (t = hi + lo) is corrected to first order, erfc(hi + lo) = erfc(hi) - lo (2/sqrt
+/// pi) exp(-hi^2), as erfc's relative condition number 2t^2 would otherwise amplify it; for
+/// x <= 0, log(erfcx(t)/2) - x^2/2 with t = -x/sqrt2 (no underflow however negative x is).
+TC_HD inline double log_ndtr(double x) {
+  if (std::isnan(x))
+    return x;
+  if (x > 0.0) {
+    if (std::isinf(x))
+      return -0.0;
+    const double kInvSqrt2Low = -4.8336466567264567e-17; // 1/sqrt2 - kInvSqrt2
+    const double hi = x * kInvSqrt2, lo = std::fma(x, kInvSqrt2, -hi) + x * kInvSqrt2Low;
+    const double tail = std::erfc(hi);
+    const double corrected = tail == 0.0 ? 0.0 : tail - lo * 2.0 * kInvSqrtPi * std::exp(-hi * hi);
+    return std::log1p(-0.5 * corrected);
+  }
+  return std::log(0.5 * erfcx(-x * kInvSqrt2)) - 0.5 * x * x;
+}
+
+/// The x >= 0 with erfc(x) = q, for 0 < q <= 1: A&S 26.2.23's rational approximation of the
+/// normal quantile (error < 4.5e-4) refined by Halley steps on f(x) = erfc(x) - q. The
+/// residual is scaled by exp(x^2) (erfcx(x) - q e^{x^2}), so it keeps full precision down to
+/// the smallest subnormal q; f''/f' = -2x makes the step x -= u / (1 + x u), u = f / f'.
+TC_HD inline double erfc_inverse_tail(double q) {
+  const double t = std::sqrt(-2.0 * std::log(0.5 * q));
+  double x = (t - (2.515517 + t * (0.802853 + t * 0.010328)) /
+                      (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308)))) *
+             kInvSqrt2;
+  if (x < 0.0)
+    x = 0.0;
+  const double logq = std::log(q);
+  for (int i = 0; i < 4; ++i) {
+    const double hi = x * x, lo = std::fma(x, x, -hi);
+    const double scaled_q = std::exp((hi + logq) + lo); // q exp(x^2)
+    const double u = -0.5 * kSqrtPi * (erfcx(x) - scaled_q);
+    x -= u / (1.0 + x * u);
+  }
+  return x;
+}
+
+/// erfinv(y): Halley steps on erf(x) - y from the Maclaurin series' first terms for |y| < 1/2;
+/// beyond, the tail inverse of 1 - |y| (exact in double there).
+TC_HD inline double erfinv(double y) {
+  if (std::isnan(y) || y < -1.0 || y > 1.0)
+    return nan();
+  if (y == 1.0 || y == -1.0)
+    return std::copysign(inf(), y);
+  const double ay = std::fabs(y);
+  if (ay >= 0.5)
+    return std::copysign(erfc_inverse_tail(1.0 - ay), y);
+  if (y == 0.0)
+    return y;
+  const double y2 = y * y;
+  double x = 0.5 * kSqrtPi * y * (1.0 + y2 * (kPi / 12.0 + y2 * (7.0 * kPi * kPi / 480.0)));
+  for (int i = 0; i < 3; ++i) {
+    const double u = (std::erf(x) - y) * (0.5 * kSqrtPi) * exp_x2(x);
+    x -= u / (1.0 + x * u);
+  }
+  return x;
+}
+
+/// The standard normal quantile: sqrt2 erfinv(2p - 1) in the middle (2p - 1 exact for p in
+/// [1/4, 3/4]); in the tails -sqrt2 erfcinv(2p) and sqrt2 erfcinv(2(1 - p)), both exact
+/// arguments, so a tiny p keeps full relative precision.
+TC_HD inline double ndtri(double p) {
+  if (std::isnan(p) || p < 0.0 || p > 1.0)
+    return nan();
+  if (p == 0.0)
+    return -inf();
+  if (p == 1.0)
+    return inf();
+  if (p < 0.25)
+    return -kSqrt2 * erfc_inverse_tail(2.0 * p);
+  if (p > 0.75)
+    return kSqrt2 * erfc_inverse_tail(2.0 * (1.0 - p));
+  return kSqrt2 * erfinv(2.0 * p - 1.0);
+}
+
+// ---- Bessel functions of the first and second kind, orders 0 and 1 ----
+
+/// J0, J1 (order nu = 0 or 1) and, with `second`, Y0, Y1 of x > 0 by Hankel's asymptotic
+/// expansion (A&S 9.2.5-9.2.10), used for x > 20 where its smallest term is below 1e-17.
+/// cos/sin(x - (2nu+1)pi/4) are formed from cos x and sin x, with no phase subtraction.
+TC_HD inline double bessel_hankel(int nu, bool second, double x) {
+  const double mu = 4.0 * nu * nu, eight_x = 8.0 * x;
+  double p = 1.0, q = 0.0, term = 1.0, previous = inf();
+  for (int k = 1; k < 60; ++k) {
+    term *= (mu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (k * eight_x);
+    const double magnitude = std::fabs(term);
+    if (magnitude > previous || magnitude < 1e-18)
+      break;
+    previous = magnitude;
+    // a_k / x^k adds to P with sign (-1)^(k/2) for even k, to Q with (-1)^((k-1)/2) for odd.
+    const double sign = ((k / 2) % 2 == 0) ? 1.0 : -1.0;
+    if (k % 2 == 0)
+      p += sign * term;
+    else
+      q += sign * term;
+  }
+  const double c = std::cos(x), s = std::sin(x);
+  // chi = x - pi/4 (nu 0) or x - 3pi/4 (nu 1).
+  const double cos_chi = nu == 0 ? (c + s) * kInvSqrt2 : (s - c) * kInvSqrt2;
+  const double sin_chi = nu == 0 ? (s - c) * kInvSqrt2 : -(s + c) * kInvSqrt2;
+  const double scale = std::sqrt(kTwoOverPi / x);
+  return second ? scale * (p * sin_chi + q * cos_chi) : scale * (p * cos_chi - q * sin_chi);
+}
+
+/// J0 (nu 0) or J1 (nu 1) of 0 <= x <= 5: the power series (A&S 9.1.10).
+TC_HD inline double bessel_j_series(int nu, double x) {
+  const double z = -0.25 * x * x;
+  double term = nu == 0 ? 1.0 : 0.5 * x, sum = term;
+  for (int k = 1; k < 60; ++k) {
+    term *= z / (k * double(k + nu));
+    sum += term;
+    if (std::fabs(term) < kEps * std::fabs(sum))
+      break;
+  }
+  return sum;
+}
+
+/// Y0 (nu 0) or Y1 (nu 1) of 0 < x <= 5: A&S 9.1.11/9.1.13 with psi(k+1) = -gamma + H_k.
+TC_HD inline double bessel_y_series(int nu, double x) {
+  const double z = -0.25 * x * x, log_half_x = std::log(0.5 * x);
+  if (nu == 0) {
+    // (2/pi)(ln(x/2) + gamma) J0 - (2/pi) sum_{k>=1} H_k z^k / (k!)^2.
+    double term = 1.0, harmonic = 0.0, sum = 0.0;
+    for (int k = 1; k < 60; ++k) {
+      term *= z / (double(k) * k);
+      harmonic += 1.0 / k;
+      sum += harmonic * term;
+      if (std::fabs(term * harmonic) < kEps * std::fabs(sum))
+        break;
+    }
+    return kTwoOverPi * ((log_half_x + kEulerGamma) * bessel_j_series(0, x) - sum);
+  }
+  // -2/(pi x) + (2/pi) ln(x/2) J1 - (x/(2pi)) sum_{k>=0} (psi(k+1) + psi(k+2)) z^k/(k!(k+1)!).
+  double term = 1.0, psi1 = -kEulerGamma, psi2 = 1.0 - kEulerGamma;
+  double sum = psi1 + psi2;
+  for (int k = 1; k < 60; ++k) {
+    term *= z / (double(k) * (k + 1));
+    psi1 += 1.0 / k;
+    psi2 += 1.0 / (k + 1);
+    const double add = (psi1 + psi2) * term;
+    sum += add;
+    if (std::fabs(add) < kEps * std::fabs(sum))
+      break;
+  }
+  return -kTwoOverPi / x + kTwoOverPi * log_half_x * bessel_j_series(1, x) -
+         x / (2.0 * kPi) * sum;
+}
+
+/// J0, J1, Y0 or Y1 of 5 < x <= 20: Miller's backward recurrence J_{m-1} = (2m/x) J_m -
+/// J_{m+1} from m = N well above x, normalized by J0 + 2 sum J_2k = 1; Y0 and Y1 from the
+/// Neumann series Y0 = (2/pi)(ln(x/2) + gamma) J0 - (4/pi) sum (-1)^k J_2k / k and its
+/// derivative Y1 = -Y0' (J_2k' = (J_2k-1 - J_2k+1) / 2).
+TC_HD inline double bessel_miller(int nu, bool second, double x) {
+  constexpr int kMax = 80;
+  double j[kMax + 2];
+  const int n = 2 * (int(x) / 2) + 56; // even, <= 76 for x <= 20
+  j[n + 1] = 0.0;
+  j[n] = 1.0e-30;
+  for (int m = n; m >= 1; --m) {
+    j[m - 1] = (2.0 * m / x) * j[m] - j[m + 1];
+    if (std::fabs(j[m - 1]) > 1.0e200)
+      for (int i = m - 1; i <= n; ++i)
+        j[i] *= 1.0e-200;
+  }
+  double norm = j[0];
+  for (int k = 2; k <= n; k += 2)
+    norm += 2.0 * j[k];
+  if (!second)
+    return j[nu] / norm;
+  const double log_term = std::log(0.5 * x) + kEulerGamma;
+  double sum = 0.0;
+  if (nu == 0) {
+    for (int k = 1; 2 * k <= n; ++k)
+      sum += (k % 2 == 0 ? 1.0 : -1.0) * j[2 * k] / k;
+    return kTwoOverPi * (log_term * j[0] - 2.0 * sum) / norm;
+  }
+  for (int k = 1; 2 * k < n; ++k)
+    sum += (k % 2 == 0 ? 1.0 : -1.0) * (j[2 * k - 1] - j[2 * k + 1]) / k;
+  return kTwoOverPi * (-j[0] / x + log_term * j[1] + sum) / norm;
+}
+
+TC_HD inline double bessel_j(int nu, double x) {
+  if (std::isnan(x) || std::isinf(x))
+    return nan();
+  const double ax = std::fabs(x);
+  const double value = ax <= 5.0 ? bessel_j_series(nu, ax)
+                       : ax <= 20.0 ? bessel_miller(nu, false, ax)
+                                    : bessel_hankel(nu, false, ax);
+  return nu == 1 && x < 0.0 ? -value : value;
+}
+
+TC_HD inline double bessel_y(int nu, double x) {
+  if (std::isnan(x) || std::isinf(x) || x < 0.0)
+    return nan();
+  if (x == 0.0)
+    return -inf();
+  return x <= 5.0 ? bessel_y_series(nu, x)
+         : x <= 20.0 ? bessel_miller(nu, true, x)
+                     : bessel_hankel(nu, true, x);
+}
+
+/// sin(x)/x, with its Taylor series below 1/2.
+TC_HD inline double spherical_bessel_j0(double x) {
+  if (std::isinf(x))
+    return 0.0;
+  if (std::fabs(x) < 0.5) {
+    const double z = -x * x;
+    double term = 1.0, sum = 1.0;
+    for (int k = 1; k < 10; ++k) {
+      term *= z / ((2.0 * k) * (2.0 * k + 1.0));
+      sum += term;
+    }
+    return sum;
+  }
+  return std::sin(x) / x;
+}
+
+// ---- modified Bessel functions ----
+
+/// exp(-|x|) I_nu(|x|), nu = 0 or 1: the power series (A&S 9.6.10, all terms positive) times
+/// exp(-|x|) for |x| <= 30; beyond, the asymptotic expansion A&S 9.7.1.
+TC_HD inline double bessel_i_scaled(int nu, double ax) {
+  if (ax <= 30.0) {
+    const double z = 0.25 * ax * ax;
+    double term = nu == 0 ? 1.0 : 0.5 * ax, sum = term;
+    for (int k = 1; k < 200; ++k) {
+      term *= z / (k * double(k + nu));
+      sum += term;
+      if (term < kEps * sum)
+        break;
+    }
+    return sum * std::exp(-ax);
+  }
+  const double mu = 4.0 * nu * nu, eight_x = 8.0 * ax;
+  double term = 1.0, sum = 1.0, previous = inf();
+  for (int k = 1; k < 60; ++k) {
+    term *= -(mu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (k * eight_x);
+    if (std::fabs(term) > previous || std::fabs(term) < kEps)
+      break;
+    previous = std::fabs(term);
+    sum += term;
+  }
+  return sum / std::sqrt(2.0 * kPi * ax);
+}
+
+/// i0e, i1e: PyTorch gives 0 (signed for i1e) at the infinities.
+TC_HD inline double bessel_ie(int nu, double x) {
+  if (std::isnan(x))
+    return x;
+  if (std::isinf(x))
+    return nu == 1 && x < 0.0 ? -0.0 : 0.0;
+  const double value = bessel_i_scaled(nu, std::fabs(x));
+  return nu == 1 && x < 0.0 ? -value : value;
+}
+
+/// i0, i1: exp(|x|) times the scaled value, both in double. PyTorch gives NaN at the
+/// infinities.
+TC_HD inline double bessel_i(int nu, double x) {
+  if (std::isnan(x) || std::isinf(x))
+    return nan();
+  const double ax = std::fabs(x);
+  double value;
+  if (ax <= 30.0) { // the plain series, no scaling round trip
+    const double z = 0.25 * ax * ax;
+    double term = nu == 0 ? 1.0 : 0.5 * ax;
+    value = term;
+    for (int k = 1; k < 200; ++k) {
+      term *= z / (k * double(k + nu));
+      value += term;
+      if (term < kEps * value)
+        break;
+    }
+  } else {
+    value = std::exp(ax) * bessel_i_scaled(nu, ax);
+  }
+  return nu == 1 && x < 0.0 ? -value : value;
+}
+
+/// exp(x) K_nu(x) for x > 2 (nu = 0, 1 or 1/3, for Airy): the trapezoid rule with step 0.1
+/// on the integral of exp(-x (cosh t - 1)) cosh(nu t) over t >= 0 (A&S 9.6.24; exponentially
+/// convergent for this analytic, fast-decaying integrand) up to x = 25, then the asymptotic
+/// expansion A&S 9.7.2.
+TC_HD inline double bessel_k_scaled_large(double nu, double x) {
+  if (x > 25.0) {
+    const double mu = 4.0 * nu * nu, eight_x = 8.0 * x;
+    double term = 1.0, sum = 1.0, previous = inf();
+    for (int k = 1; k < 60; ++k) {
+      term *= (mu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (k * eight_x);
+      if (std::fabs(term) > previous || std::fabs(term) < kEps)
+        break;
+      previous = std::fabs(term);
+      sum += term;
+    }
+    return sum * std::sqrt(kPi / (2.0 * x));
+  }
+  const double h = 0.1;
+  double sum = 0.5;
+  for (int k = 1; k < 400; ++k) {
+    const double t = k * h, s = std::sinh(0.5 * t);
+    const double f = std::exp(-2.0 * x * s * s) * std::cosh(nu * t); // cosh t - 1 = 2 sinh^2(t/2)
+    sum += f;
+    if (f < 1e-18 * sum)
+      break;
+  }
+  return h * sum;
+}
+
+/// K0 (nu 0) or K1 (nu 1) of 0 < x <= 2: A&S 9.6.11/9.6.13 with psi(k+1) = -gamma + H_k.
+TC_HD inline double bessel_k_series(int nu, double x) {
+  const double z = 0.25 * x * x, log_half_x = std::log(0.5 * x);
+  if (nu == 0) {
+    // -(ln(x/2) + gamma) I0 + sum_{k>=1} H_k z^k / (k!)^2.
+    double term = 1.0, harmonic = 0.0, sum = 0.0, i0 = 1.0;
+    for (int k = 1; k < 60; ++k) {
+      term *= z / (double(k) * k);
+      harmonic += 1.0 / k;
+      sum += harmonic * term;
+      i0 += term;
+      if (term < kEps * i0)
+        break;
+    }
+    return sum - (log_half_x + kEulerGamma) * i0;
+  }
+  // 1/x + ln(x/2) I1 - (x/4) sum_{k>=0} (psi(k+1) + psi(k+2)) z^k / (k!(k+1)!).
+  double term = 1.0, psi1 = -kEulerGamma, psi2 = 1.0 - kEulerGamma, i1 = 1.0;
+  double sum = psi1 + psi2;
+  for (int k = 1; k < 60; ++k) {
+    term *= z / (double(k) * (k + 1));
+    psi1 += 1.0 / k;
+    psi2 += 1.0 / (k + 1);
+    sum += (psi1 + psi2) * term;
+    i1 += term;
+    if (term < kEps * i1)
+      break;
+  }
+  return 1.0 / x + log_half_x * (0.5 * x * i1) - 0.25 * x * sum;
+}
+
+/// K0/K1 (scaled: exp(x) K): +inf at 0, NaN below, 0 at +inf, like PyTorch.
+TC_HD inline double bessel_k(int nu, bool scaled, double x) {
+  if (std::isnan(x) || x < 0.0)
+    return nan();
+  if (x == 0.0)
+    return inf();
+  if (std::isinf(x))
+    return 0.0;
+  if (x <= 2.0)
+    return bessel_k_series(nu, x) * (scaled ? std::exp(x) : 1.0);
+  const double value = bessel_k_scaled_large(double(nu), x);
+  return scaled ? value : value * std::exp(-x);
+}
+
+/// Airy Ai: the Maclaurin series Ai = c1 f - c2 g (A&S 10.4.2) for -7 <= x <= 2; above,
+/// Ai(x) = sqrt(x/3) K_{1/3}(zeta) / pi with zeta = (2/3) x^{3/2} (A&S 10.4.14); below -7, the
+/// oscillatory expansion A&S 10.4.60 with u_k = u_{k-1} (6k-5)(6k-3)(6k-1) / ((2k-1) 216 k).
+/// PyTorch gives NaN at the infinities and 0 above 103.892.
+TC_HD inline double airy_ai(double x) {
+  if (std::isnan(x) || std::isinf(x))
+    return nan();
+  if (x > 103.892)
+    return 0.0;
+  if (x > 2.0) {
+    const double zeta = (2.0 / 3.0) * x * std::sqrt(x);
+    return std::sqrt(x / 3.0) / kPi * bessel_k_scaled_large(1.0 / 3.0, zeta) * std::exp(-zeta);
+  }
+  if (x >= -7.0) {
+    const double c1 = 0.355028053887817239260, c2 = 0.258819403792806798405;
+    const double x3 = x * x * x;
+    double f = 1.0, g = x, fsum = 1.0, gsum = x;
+    for (int k = 1; k < 100; ++k) {
+      f *= x3 / ((3.0 * k - 1.0) * (3.0 * k));
+      g *= x3 / ((3.0 * k) * (3.0 * k + 1.0));
+      fsum += f;
+      gsum += g;
+      if (std::fabs(f) + std::fabs(g) < 1e-18 * (std::fabs(fsum) + std::fabs(gsum)) || x3 == 0.0)
+        break;
+    }
+    return c1 * fsum - c2 * gsum;
+  }
+  const double z = -x, zeta = (2.0 / 3.0) * z * std::sqrt(z);
+  double u = 1.0, even = 1.0, odd = 0.0, power = 1.0, previous = inf();
+  for (int k = 1; k < 40; ++k) {
+    u *= (6.0 * k - 5.0) * (6.0 * k - 3.0) * (6.0 * k - 1.0) / ((2.0 * k - 1.0) * 216.0 * k);
+    power /= zeta;
+    const double term = u * power;
+    if (term > previous || term < kEps)
+      break;
+    previous = term;
+    const double sign = ((k / 2) % 2 == 0) ? 1.0 : -1.0;
+    if (k % 2 == 0)
+      even += sign * term;
+    else
+      odd += sign * term;
+  }
+  const double c = std::cos(zeta), s = std::sin(zeta);
+  // sin(zeta + pi/4) and cos(zeta + pi/4).
+  const double sin_phase = (s + c) * kInvSqrt2, cos_phase = (c - s) * kInvSqrt2;
+  return kInvSqrtPi / std::sqrt(std::sqrt(z)) * (sin_phase * even - cos_phase * odd);
+}
+
+// ---- regularized incomplete gamma functions ----
+
+/// P(a, x) (lower, !upper) or Q(a, x) (upper) for a, x > 0 finite: the series
+/// P = x^a e^-x / Gamma(a+1) sum_n x^n / ((a+1)...(a+n)) for x < a + 1, otherwise Lentz's
+/// method on the continued fraction of Q (A&S 6.5.29 and 6.5.31); the other one as 1 minus.
+TC_HD inline double incomplete_gamma(double a, double x, bool upper) {
+  const double log_prefactor = a * std::log(x) - x - std::lgamma(a);
+  if (x < a + 1.0) {
+    double term = 1.0 / a, sum = term;
+    for (int n = 1; n < 100000; ++n) {
+      term *= x / (a + n);
+      sum += term;
+      if (term < 1e-17 * sum)
+        break;
+    }
+    const double p = sum * std::exp(log_prefactor);
+    return upper ? 1.0 - p : p;
+  }
+  const double tiny = 1e-300;
+  double b = x + 1.0 - a, c = 1.0 / tiny, d = 1.0 / b, h = d;
+  for (int i = 1; i < 100000; ++i) {
+    const double an = -i * (i - a);
+    b += 2.0;
+    d = an * d + b;
+    if (std::fabs(d) < tiny)
+      d = tiny;
+    c = b + an / c;
+    if (std::fabs(c) < tiny)
+      c = tiny;
+    d = 1.0 / d;
+    const double delta = d * c;
+    h *= delta;
+    if (std::fabs(delta - 1.0) < 1e-16)
+      break;
+  }
+  const double q = std::exp(log_prefactor) * h;
+  return upper ? q : 1.0 - q;
+}
+
+/// igamma (P) and igammac (Q) with PyTorch's boundary values (SciPy's): NaN for a < 0 or
+/// x < 0; a = 0 is the limit for x > 0 (P = 1) and NaN at x = 0; x = 0 gives P = 0; an
+/// infinite a gives P = 0 (NaN if x is infinite too); an infinite x gives P = 1.
+TC_HD inline double igamma(double a, double x, bool upper) {
+  if (std::isnan(a) || std::isnan(x) || a < 0.0 || x < 0.0)
+    return nan();
+  double p;
+  if (a == 0.0) {
+    if (!(x > 0.0))
+      return nan();
+    p = 1.0;
+  } else if (x == 0.0) {
+    p = 0.0;
+  } else if (std::isinf(a)) {
+    if (std::isinf(x))
+      return nan();
+    p = 0.0;
+  } else if (std::isinf(x)) {
+    p = 1.0;
+  } else {
+    return incomplete_gamma(a, x, upper);
+  }
+  return upper ? 1.0 - p : p;
+}
+
+// ---- orthogonal polynomials of degree n (n truncated toward zero, as PyTorch's int64 cast;
+// n < 0 and a non-finite n give 0) ----
+
+/// The truncated degree, or -1 for a negative or non-finite n.
+TC_HD inline int64_t degree(double n) {
+  if (!(std::fabs(n) < 9.2e18))
+    return -1;
+  return n < 0.0 ? -1 : static_cast<int64_t>(n);
+}
+
+/// Chebyshev polynomials T (kind 0), U (1), V (2), W (3) at x: PyTorch's shortcuts at |x| = 1,
+/// its trigonometric forms inside (-1, 1) above degree `trig_above`, else the three-term
+/// recurrence p_{k+1} = 2x p_k - p_{k-1}.
+TC_HD inline double chebyshev(int kind, double x, double n_real, int64_t trig_above) {
+  const int64_t n = degree(n_real);
+  if (n < 0)
+    return 0.0;
+  const double odd_sign = n % 2 == 0 ? 1.0 : -1.0, nd = double(n);
+  if (std::fabs(x) == 1.0) {
+    switch (kind) {
+    case 0:
+      return x > 0.0 ? 1.0 : odd_sign;
+    case 1:
+      return x > 0.0 ? nd + 1.0 : odd_sign * (nd + 1.0);
+    case 2:
+      return x > 0.0 ? 1.0 : odd_sign * (2.0 * nd + 1.0);
+    default:
+      return x > 0.0 ? 2.0 * nd + 1.0 : odd_sign;
+    }
+  }
+  if (n > trig_above && std::fabs(x) < 1.0) {
+    const double theta = std::acos(x);
+    switch (kind) {
+    case 0:
+      return std::cos(nd * theta);
+    case 1:
+      if (std::sin(theta) != 0.0)
+        return std::sin((nd + 1.0) * theta) / std::sin(theta);
+      return (nd + 1.0) * std::cos((nd + 1.0) * theta) / x;
+    case 2:
+      if (std::sin(0.5 * theta) != 1.0)
+        return std::cos((nd + 0.5) * theta) / std::cos(0.5 * theta);
+      return odd_sign * (2.0 * nd + 1.0);
+    default:
+      if (std::cos(0.5 * theta) != 1.0)
+        return std::sin((nd + 0.5) * theta) / std::sin(0.5 * theta);
+      return x > 0.0 ? 2.0 * nd + 1.0 : odd_sign;
+    }
+  }
+  if (n == 0)
+    return 1.0;
+  double p = 1.0;
+  double q = kind == 0 ? x : kind == 1 ? 2.0 * x : kind == 2 ? 2.0 * x - 1.0 : 2.0 * x + 1.0;
+  for (int64_t k = 2; k <= n && !std::isnan(q); ++k) {
+    const double r = 2.0 * x * q - p;
+    p = q;
+    q = r;
+  }
+  return q;
+}
+
+/// Physicists' (physicists) or probabilists' Hermite polynomials: H_{k+1} = 2x H_k - 2k H_{k-1},
+/// He_{k+1} = x He_k - k He_{k-1}; NaN above degree `limit` (PyTorch: 128 for float, 512 for
+/// double).
+TC_HD inline double hermite(bool physicists, double x, double n_real, int64_t limit) {
+  const int64_t n = degree(n_real);
+  if (n < 0)
+    return 0.0;
+  if (n == 0)
+    return 1.0;
+  const double scale = physicists ? 2.0 : 1.0;
+  if (n == 1)
+    return scale * x;
+  if (n > limit)
+    return nan();
+  double p = 1.0, q = scale * x;
+  for (int64_t k = 1; k < n; ++k) {
+    const double r = scale * (x * q - double(k) * p);
+    p = q;
+    q = r;
+  }
+  return q;
+}
+
+/// Laguerre L_n: (k+1) L_{k+1} = (2k + 1 - x) L_k - k L_{k-1}; 1 at x = 0.
+TC_HD inline double laguerre(double x, double n_real) {
+  const int64_t n = degree(n_real);
+  if (n < 0)
+    return 0.0;
+  if (x == 0.0 || n == 0)
+    return 1.0;
+  double p = 1.0, q = 1.0 - x;
+  for (int64_t k = 1; k < n && !std::isnan(q); ++k) {
+    const double r = ((2.0 * k + 1.0 - x) * q - double(k) * p) / double(k + 1);
+    p = q;
+    q = r;
+  }
+  return q;
+}
+
+/// Legendre P_n: (k+1) P_{k+1} = (2k+1) x P_k - k P_{k-1}; PyTorch's values at |x| = 1.
+TC_HD inline double legendre(double x, double n_real) {
+  const int64_t n = degree(n_real);
+  if (n < 0)
+    return 0.0;
+  if (std::fabs(x) == 1.0)
+    return x > 0.0 || n % 2 == 0 ? 1.0 : -1.0;
+  if (n == 0)
+    return 1.0;
+  double p = 1.0, q = x;
+  for (int64_t k = 1; k < n && !std::isnan(q); ++k) {
+    const double r = ((2.0 * k + 1.0) * x * q - double(k) * p) / double(k + 1);
+    p = q;
+    q = r;
+  }
+  return q;
+}
+
+} // namespace special_detail
+
+#define TC_SPECIAL_UNARY(name, expression)                                                     \
+  template <typename T> TC_HD inline T name(T xt) {                                            \
+    const double x = static_cast<double>(xt);                                                  \
+    return static_cast<T>(expression);                                                         \
+  }
+TC_SPECIAL_UNARY(erfinv, special_detail::erfinv(x))
+TC_SPECIAL_UNARY(ndtri, special_detail::ndtri(x))
+TC_SPECIAL_UNARY(erfcx, special_detail::erfcx(x))
+TC_SPECIAL_UNARY(log_ndtr, special_detail::log_ndtr(x))
+TC_SPECIAL_UNARY(bessel_j0, special_detail::bessel_j(0, x))
+TC_SPECIAL_UNARY(bessel_j1, special_detail::bessel_j(1, x))
+TC_SPECIAL_UNARY(bessel_y0, special_detail::bessel_y(0, x))
+TC_SPECIAL_UNARY(bessel_y1, special_detail::bessel_y(1, x))
+TC_SPECIAL_UNARY(bessel_i0, special_detail::bessel_i(0, x))
+TC_SPECIAL_UNARY(bessel_i1, special_detail::bessel_i(1, x))
+TC_SPECIAL_UNARY(bessel_i0e, special_detail::bessel_ie(0, x))
+TC_SPECIAL_UNARY(bessel_i1e, special_detail::bessel_ie(1, x))
+TC_SPECIAL_UNARY(bessel_k0, special_detail::bessel_k(0, false, x))
+TC_SPECIAL_UNARY(bessel_k1, special_detail::bessel_k(1, false, x))
+TC_SPECIAL_UNARY(bessel_k0e, special_detail::bessel_k(0, true, x))
+TC_SPECIAL_UNARY(bessel_k1e, special_detail::bessel_k(1, true, x))
+TC_SPECIAL_UNARY(spherical_bessel_j0, special_detail::spherical_bessel_j0(x))
+TC_SPECIAL_UNARY(airy_ai, special_detail::airy_ai(x))
+#undef TC_SPECIAL_UNARY
+
+#define TC_SPECIAL_BINARY(name, expression)                                                    \
+  template <typename T> TC_HD inline T name(T at, T bt) {                                      \
+    const double a = static_cast<double>(at), b = static_cast<double>(bt);                     \
+    return static_cast<T>(expression);                                                         \
+  }
+TC_SPECIAL_BINARY(igamma, special_detail::igamma(a, b, false))
+TC_SPECIAL_BINARY(igammac, special_detail::igamma(a, b, true))
+// PyTorch's degree thresholds for the trigonometric forms (shifted: of y = 2x - 1).
+TC_SPECIAL_BINARY(chebyshev_t, special_detail::chebyshev(0, a, b, 6))
+TC_SPECIAL_BINARY(chebyshev_u, special_detail::chebyshev(1, a, b, 8))
+TC_SPECIAL_BINARY(chebyshev_v, special_detail::chebyshev(2, a, b, 8))
+TC_SPECIAL_BINARY(chebyshev_w, special_detail::chebyshev(3, a, b, 8))
+TC_SPECIAL_BINARY(shifted_chebyshev_t, special_detail::chebyshev(0, 2.0 * a - 1.0, b, 6))
+TC_SPECIAL_BINARY(shifted_chebyshev_u, special_detail::chebyshev(1, 2.0 * a - 1.0, b, 6))
+TC_SPECIAL_BINARY(shifted_chebyshev_v, special_detail::chebyshev(2, 2.0 * a - 1.0, b, 6))
+TC_SPECIAL_BINARY(shifted_chebyshev_w, special_detail::chebyshev(3, 2.0 * a - 1.0, b, 4))
+TC_SPECIAL_BINARY(hermite_h, special_detail::hermite(true, a, b, sizeof(T) >= 8 ? 512 : 128))
+TC_SPECIAL_BINARY(hermite_he, special_detail::hermite(false, a, b, sizeof(T) >= 8 ? 512 : 128))
+TC_SPECIAL_BINARY(laguerre_l, special_detail::laguerre(a, b))
+TC_SPECIAL_BINARY(legendre_p, special_detail::legendre(a, b))
+#undef TC_SPECIAL_BINARY
+
 template <typename T> TC_HD inline T sign(T x) {
   if constexpr (std::is_same<T, bool>::value)
     return x;

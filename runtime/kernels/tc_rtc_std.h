@@ -169,6 +169,7 @@ using ::erfc;
 using ::exp;
 using ::expm1;
 using ::fabs;
+using ::fma;
 using ::floor;
 using ::fmod;
 using ::isfinite;

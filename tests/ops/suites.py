@@ -179,6 +179,50 @@ ELEMENTWISE_CASES: list[tuple[str, CaseFn]] = [
     ("polygamma1", lambda m, t: torch.polygamma(1, t.a * 4)),  # trigamma, reflection below 1/2
     ("polygamma3", lambda m, t: torch.polygamma(3, t.p * 3)),  # Hurwitz zeta
     ("zeta", lambda m, t: torch.special.zeta(t.p * 3 + 1, t.p)),
+    # torch.special (tc_math.h's special_detail, in double): each argument range spans the
+    # algorithm's branches (series, recurrence/quadrature, asymptotic; negatives and tails).
+    ("erfinv", lambda m, t: torch.erfinv(torch.tanh(t.a * 2))),  # |y| < 1/2 and the tails
+    ("erfinv_f64", lambda m, t: torch.erfinv(torch.tanh(t.a.double() * 5))),
+    ("ndtri", lambda m, t: torch.special.ndtri(torch.sigmoid(t.a * 4))),
+    ("ndtri_f64_tails", lambda m, t: torch.special.ndtri(torch.sigmoid(t.a.double() * 30))),
+    ("erfcx", lambda m, t: torch.special.erfcx(t.a * 3)),  # no f32 overflow below -9.3
+    ("erfcx_large", lambda m, t: torch.special.erfcx(t.p * 30)),  # the asymptotic series > 26
+    ("log_ndtr", lambda m, t: torch.special.log_ndtr(t.a * 12)),
+    ("bessel_j0", lambda m, t: torch.special.bessel_j0(t.a * t.p * 12)),  # |x| to ~50
+    ("bessel_j1", lambda m, t: torch.special.bessel_j1(t.a * t.p * 12)),
+    ("bessel_y0", lambda m, t: torch.special.bessel_y0(t.p ** 3 * 5)),  # 0.6 to 40
+    ("bessel_y1", lambda m, t: torch.special.bessel_y1(t.p ** 3 * 5)),
+    ("bessel_y0_f64", lambda m, t: torch.special.bessel_y0(t.p.double() ** 3 * 5)),
+    ("i0", lambda m, t: torch.i0(t.a * 20)),
+    ("i0_modified", lambda m, t: torch.special.modified_bessel_i0(t.a * 20)),
+    ("i1", lambda m, t: torch.special.i1(t.a * 20)),
+    ("i0e", lambda m, t: torch.special.i0e(t.a * 40)),
+    ("i1e", lambda m, t: torch.special.i1e(t.a * 40)),
+    ("i1_modified_f64", lambda m, t: torch.special.modified_bessel_i1(t.a.double() * 40)),
+    ("bessel_k0", lambda m, t: torch.special.modified_bessel_k0(t.p ** 3 * 5)),  # 0.6 to 40
+    ("bessel_k1", lambda m, t: torch.special.modified_bessel_k1(t.p ** 3 * 5)),
+    ("bessel_k0e", lambda m, t: torch.special.scaled_modified_bessel_k0(t.p ** 3 * 5)),
+    ("bessel_k1e_f64", lambda m, t: torch.special.scaled_modified_bessel_k1(t.p.double() ** 3 * 5)),
+    ("spherical_bessel_j0", lambda m, t: torch.special.spherical_bessel_j0(t.a * 5)),
+    ("airy_ai", lambda m, t: torch.special.airy_ai(t.a * 12)),  # below -7, series, K_1/3 above 2
+    ("igamma", lambda m, t: torch.igamma(t.p * 5, t.b.abs() * 8)),
+    ("igammac", lambda m, t: torch.igammac(t.p * 5, t.b.abs() * 8)),
+    ("gammainc_f64", lambda m, t: torch.special.gammainc(t.p.double() * 20, t.b.double().abs() * 30)),
+    ("chebyshev_t", lambda m, t: torch.special.chebyshev_polynomial_t(t.a, torch.floor(t.p * 6))),
+    ("chebyshev_u", lambda m, t: torch.special.chebyshev_polynomial_u(t.a, torch.floor(t.b * 8))),
+    ("chebyshev_v", lambda m, t: torch.special.chebyshev_polynomial_v(t.a, torch.floor(t.p * 6))),
+    ("chebyshev_w", lambda m, t: torch.special.chebyshev_polynomial_w(t.a, torch.floor(t.p * 6))),
+    ("chebyshev_t_n_scalar", lambda m, t: torch.special.chebyshev_polynomial_t(t.a, 9)),
+    ("chebyshev_u_x_scalar", lambda m, t: torch.special.chebyshev_polynomial_u(0.3, torch.floor(t.p * 6))),
+    ("shifted_chebyshev_t", lambda m, t: torch.special.shifted_chebyshev_polynomial_t(t.a, torch.floor(t.p * 6))),
+    ("shifted_chebyshev_u", lambda m, t: torch.special.shifted_chebyshev_polynomial_u(t.a, torch.floor(t.p * 6))),
+    ("shifted_chebyshev_v", lambda m, t: torch.special.shifted_chebyshev_polynomial_v(t.a, torch.floor(t.p * 6))),
+    ("shifted_chebyshev_w", lambda m, t: torch.special.shifted_chebyshev_polynomial_w(t.a, torch.floor(t.p * 6))),
+    ("hermite_h", lambda m, t: torch.special.hermite_polynomial_h(t.a * 2, torch.floor(t.b * 5))),
+    ("hermite_he", lambda m, t: torch.special.hermite_polynomial_he(t.a * 2, torch.floor(t.p * 5))),
+    ("hermite_h_f64", lambda m, t: torch.special.hermite_polynomial_h(t.a.double(), 200.0)),  # NaN in f32
+    ("laguerre_l", lambda m, t: torch.special.laguerre_polynomial_l(t.p * 3, torch.floor(t.b * 5))),
+    ("legendre_p", lambda m, t: torch.special.legendre_polynomial_p(t.a, torch.floor(t.p * 6))),
     ("sin", lambda m, t: torch.sin(t.a * 3)),
     ("cos", lambda m, t: torch.cos(t.a * 3)),
     ("floor", lambda m, t: torch.floor(t.a * 3)),

@@ -197,6 +197,13 @@ std::vector<Example> examples() {
   list.push_back({OpKind::BitwiseNot, {"u8[3]"}, {}, {}, "u8[3]"});
   for (OpKind op : {OpKind::Atan2, OpKind::Fmod, OpKind::Zeta, OpKind::Nextafter})
     list.push_back({op, {"f32[?s0,1,3]", "f32[4,1]"}, {}, {}, "f32[?s0,4,3]"});
+  // torch.special's binary functions (incomplete gamma, orthogonal polynomials).
+  for (OpKind op : {OpKind::Igamma, OpKind::Igammac, OpKind::ChebyshevT, OpKind::ChebyshevU,
+                    OpKind::ChebyshevV, OpKind::ChebyshevW, OpKind::ShiftedChebyshevT,
+                    OpKind::ShiftedChebyshevU, OpKind::ShiftedChebyshevV,
+                    OpKind::ShiftedChebyshevW, OpKind::HermiteH, OpKind::HermiteHe,
+                    OpKind::LaguerreL, OpKind::LegendreP})
+    list.push_back({op, {"f64[2,1]", "f64[3]"}, {}, {}, "f64[2,3]"});
   list.push_back({OpKind::LogicalXor, {"bool[2,3]", "bool[]"}, {}, {}, "bool[2,3]"});
   for (OpKind op : {OpKind::BitwiseAnd, OpKind::BitwiseOr, OpKind::BitwiseXor, OpKind::ShiftLeft,
                     OpKind::ShiftRight, OpKind::Gcd})
