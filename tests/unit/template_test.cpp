@@ -37,7 +37,8 @@ TEST_CASE("the embedded templates render with their callers' keys") {
                                                {"OUTPUTS", ""},
                                                {"SYMBOLS", ""},
                                                {"GOLDEN_FILES", ""},
-                                               {"PROVENANCE", ""}};
+                                               {"PROVENANCE", ""},
+                                               {"NEEDS_LAPACK", "OFF"}};
   for (const char *path :
        {"codegen/templates/README.md.in", "codegen/templates/golden_test.cmake.in",
         "backend_cpu/templates/CMakeLists.txt.in", "backend_cuda/templates/CMakeLists.txt.in",
