@@ -516,15 +516,9 @@ Status emitLibraryNode(const ir::Node &node, EmitState &state) {
   case OpKind::Sort:
   case OpKind::EmbeddingBag:
     return emitSortNode(node, state);
-  case OpKind::Cholesky:
-  case OpKind::LuFactor:
-  case OpKind::LuPermutation:
-  case OpKind::TriangularSolve:
-  case OpKind::Qr:
-  case OpKind::Eigh:
-  case OpKind::Svd:
-    return emitLinalgNode(node, state);
   default:
+    if (node.info().family == ir::OpFamily::Linalg)
+      return emitLinalgNode(node, state);
     return emitNnNode(node, state);
   }
 }
