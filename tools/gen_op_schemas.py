@@ -51,7 +51,7 @@ EXTRA_OVERLOADS = [
     "avg_pool1d.default", "adaptive_avg_pool2d.default", "adaptive_avg_pool1d.default",
     "hardswish.default", "hardsigmoid.default", "silu.default", "mish.default",
     "relu6.default", "hardtanh.default", "masked_fill.Scalar", "masked_fill.Tensor",
-    "masked_select.default", "scatter.reduce", "scatter.value_reduce",
+    "masked_select.default", "scatter.reduce", "scatter.value_reduce", "nonzero_numpy.default", "where.default",
     "chunk.default", "split.Tensor", "split.sizes", "split_with_sizes.default",
     "unbind.int", "rsub.Scalar", "rsub.Tensor", "floor_divide.default", "zeros.default",
     "ones.default", "zeros_like.default", "ones_like.default", "empty_like.default",

@@ -32,23 +32,77 @@ template <OpKind Op> Status importSoftmax(NodeImport &node) {
 
 // cumsum(self, dim, dtype?): `dtype` converts self before summing; without it bool and
 // integers accumulate in i64 (ir/ops.def's rule, PyTorch's promotion).
-// nonzero: the count is the data-dependent symbol of the output's first dim (the exporter's
-// unbacked u<N>, bounded by range_constraints; the input's element count bounds it otherwise).
+// nonzero(self) -> i64 [count, rank] whose count is the data-dependent symbol (the exporter's
+// unbacked u<N>, bounded by range_constraints; the input's element count bounds it
+// otherwise). A second nonzero of the same tensor with the same symbol reuses the first.
+Expected<Value *> nonzeroPositions(NodeImport &node, Value *self, const ir::Dim &count) {
+  const std::string &symbol = count.expr().symbolName();
+  auto &bound = node.state().nonzeroBySymbol;
+  if (auto it = bound.find(symbol); it != bound.end()) {
+    if (it->second->producer()->operand(0) != self)
+      return node.unsupportedFeature("two nonzero calls of different tensors with one "
+                                     "data-dependent count " + symbol);
+    return it->second;
+  }
+  ir::SymbolRange &range = node.state().graph->symbols()[symbol];
+  ir::Dim elements = ir::numElements(self->type().shape);
+  if (elements.isStatic() && (!range.max || *range.max > elements.value()))
+    range.max = elements.value();
+  AttrMap attrs;
+  attrs.set("symbol", symbol);
+  Value *positions = node.emitTemp(
+      OpKind::Nonzero, {self},
+      ir::TensorType{DType::I64, {count, ir::Dim(self->type().rank())}}, std::move(attrs));
+  bound[symbol] = positions;
+  return positions;
+}
+
+bool isCountSymbol(const ir::Dim &dim) {
+  return !dim.isStatic() && dim.expr().kind() == ir::SymExpr::Kind::Symbol;
+}
+
 Status importNonzero(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
-  if (out.rank() != 2 || out.shape[0].isStatic() ||
-      out.shape[0].expr().kind() != ir::SymExpr::Kind::Symbol)
+  if (out.rank() != 2 || !isCountSymbol(out.shape[0]))
     return node.unsupportedFeature("nonzero whose output size is not one data-dependent symbol (" +
                                    out.str() + ")");
-  const std::string &symbol = out.shape[0].expr().symbolName();
-  ir::SymbolRange &range = node.state().graph->symbols()[symbol];
-  ir::Dim count = ir::numElements(self->type().shape);
-  if (count.isStatic() && (!range.max || *range.max > count.value()))
-    range.max = count.value();
-  AttrMap attrs;
-  attrs.set("symbol", symbol);
-  return emitOne(node, OpKind::Nonzero, {self}, std::move(attrs));
+  TC_ASSIGN_OR_RETURN(Value * positions, nonzeroPositions(node, self, out.shape[0]));
+  node.bindOutput(0, positions);
+  return Status::success();
+}
+
+// nonzero_numpy and where(condition) (torch.nonzero(as_tuple=True), torch.where(x) at the
+// training IR): one i64 [count] tensor per dim, the columns of nonzero.
+Status importNonzeroNumpy(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor(node.schema().findArg("condition") != nullptr
+                                                    ? "condition"
+                                                    : "self"));
+  int64_t rank = self->type().rank();
+  if (node.numOutputs() != std::max<int64_t>(rank, 1))
+    return invalidInput("node '" + node.name() + "': nonzero_numpy of " + self->type().str() +
+                        " with " + std::to_string(node.numOutputs()) + " outputs");
+  TC_ASSIGN_OR_RETURN(ir::TensorType first, node.outputType(0));
+  if (first.rank() != 1 || !isCountSymbol(first.shape[0]))
+    return node.unsupportedFeature("nonzero whose output size is not one data-dependent symbol (" +
+                                   first.str() + ")");
+  if (rank == 0) { // a 0-d tensor counts as one element of a 1-d one
+    AttrMap shape;
+    shape.set("shape", ir::makeDimsAttr(std::vector<ir::Dim>{ir::Dim(1)}));
+    TC_ASSIGN_OR_RETURN(self, node.emitInferred(OpKind::Reshape, {self}, std::move(shape)));
+    rank = 1;
+  }
+  const ir::Dim count = first.shape[0];
+  TC_ASSIGN_OR_RETURN(Value * positions, nonzeroPositions(node, self, count));
+  for (int64_t d = 0; d < rank; ++d) {
+    AttrMap column;
+    column.set("dim", int64_t{1});
+    column.set("index", d);
+    node.bindOutput(static_cast<int>(d),
+                    node.emitTemp(OpKind::Select, {positions}, ir::TensorType{DType::I64, {count}},
+                                  std::move(column)));
+  }
+  return Status::success();
 }
 
 Status importCumsum(NodeImport &node) {
@@ -787,6 +841,8 @@ constexpr Converter kConverters[] = {
     {"aten.avg_pool1d.default", importAvgPool1d},
     // sorting, embedding bags, pairwise distances (frontend/aten/sort.cpp)
     {"aten.nonzero.default", importNonzero},
+    {"aten.nonzero_numpy.default", importNonzeroNumpy},
+    {"aten.where.default", importNonzeroNumpy},
 };
 // clang-format on
 

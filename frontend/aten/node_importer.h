@@ -52,6 +52,9 @@ struct ImportState {
   /// Constants the importer computes (DFT matrices, windows; frontend/aten/complex.h) by what
   /// they hold, shared by every node that needs the same one.
   std::map<std::string, ir::Value *> generatedConstants;
+  /// The nonzero node that binds each data-dependent count symbol: torch.export gives two
+  /// nonzero calls on one tensor the same symbol, and the second reuses the first's result.
+  std::map<std::string, ir::Value *> nonzeroBySymbol;
 };
 
 /// A Python scalar or a tensor, as passed to `Tensor other` / `Scalar other` arguments.

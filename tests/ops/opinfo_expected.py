@@ -115,7 +115,6 @@ EXPECTED_FAILURES = {
     'nn.functional.linear_cross_entropy.chunked_none': 'train: not compiled yet: torch_nn._linear_cross_entropy_batch_chunked_no_reduction.default; core: not compiled yet: torch_nn._linear_cross_entropy_batch_chunked_no_reduction.default',
     'nn.functional.multi_head_attention_forward': 'train: not compiled yet: aten.dropout.default; core: not compiled yet: aten.native_dropout.default',
     'nn.functional.rrelu': 'random (thunderc draws its own numbers: no eager value to compare); train: not compiled yet: aten.rrelu.default; core: not compiled yet: aten.rrelu_with_noise_functional.default',
-    'nonzero': 'train: not compiled yet: aten.nonzero_numpy.default',
     'normal': 'random (thunderc draws its own numbers: no eager value to compare); train: not compiled yet: aten.normal.Tensor_Tensor; core: not compiled yet: aten.normal.Tensor_Tensor',
     'normal.in_place': 'random (thunderc draws its own numbers: no eager value to compare); train: not compiled yet: aten.normal_.default; core: not compiled yet: core/models/model.json: the program writes into its user input (use',
     'normal.number_mean': 'random (thunderc draws its own numbers: no eager value to compare); train: not compiled yet: aten.normal.float_float; core: not compiled yet: aten.normal.float_float',

@@ -1960,6 +1960,9 @@ DATA_DEPENDENT_CASES: list[tuple[str, CaseFn]] = [
     ("nonzero_bool_3d", lambda m, t: torch.nonzero(t.mask)),
     ("nonzero_int", lambda m, t: torch.nonzero(t.xi)),
     ("nonzero_1d", lambda m, t: torch.nonzero(t.v < 0)),
+    # as_tuple: nonzero_numpy at the training IR (one column per dim)
+    ("nonzero_as_tuple_col1", lambda m, t: torch.nonzero(t.x > 0.3, as_tuple=True)[1]),
+    ("where_one_argument", lambda m, t: torch.where(t.mask)[0]),
     ("nonzero_nan_counts", lambda m, t: torch.nonzero(t.nanx)),
     ("nonzero_half", lambda m, t: torch.nonzero(t.h > 0)),
     ("nonzero_none", lambda m, t: torch.nonzero(t.x > 100.0)),
