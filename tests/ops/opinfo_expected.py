@@ -99,7 +99,6 @@ EXPECTED_FAILURES = {
     'mode': 'train: not compiled yet: aten.mode.default; core: not compiled yet: aten.mode.default',
     'multinomial': 'random (thunderc draws its own numbers: no eager value to compare); train: not compiled yet: aten.multinomial.default; core: not compiled yet: aten.multinomial.default',
     'native_batch_norm': 'train: not compiled yet: aten.native_batch_norm.default; core: not compiled yet: core/models/model.json: the program writes into its user input (u',
-    'nn.functional.adaptive_max_pool3d': 'train: not compiled yet: aten.adaptive_max_pool3d.default; core: not compiled yet: aten.adaptive_max_pool3d.default',
     'nn.functional.alpha_dropout': 'random (thunderc draws its own numbers: no eager value to compare); train: not compiled yet: aten.alpha_dropout.default',
     'nn.functional.batch_norm': 'train: not compiled yet: aten.batch_norm.default; core: not compiled yet: nn.functional.batch_norm',
     'nn.functional.dropout': 'random (thunderc draws its own numbers: no eager value to compare); train: not compiled yet: aten.dropout.default',

@@ -1794,6 +1794,9 @@ SPATIAL3D_CASES: list[tuple[str, CaseFn]] = [
      lambda m, t: F.adaptive_max_pool2d(t.img, (4, 3), return_indices=True)[1]),
     ("adaptive_max_pool2d_indices_ties",
      lambda m, t: F.adaptive_max_pool2d(torch.round(t.img), (5, 2), return_indices=True)[1]),
+    ("adaptive_max_pool3d_values_and_indices",
+     lambda m, t: (lambda v, i: v * 2.0 + i.float())(
+         *F.adaptive_max_pool3d(t.vol, (3, 4, 5), return_indices=True))),
     ("adaptive_max_pool1d_indices",
      lambda m, t: (lambda v, i: v * 2.0 + i.float())(
          *F.adaptive_max_pool1d(t.img[0], 3, return_indices=True))),
