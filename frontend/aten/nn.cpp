@@ -75,9 +75,7 @@ Status importNonzero(NodeImport &node) {
 // nonzero_numpy and where(condition) (torch.nonzero(as_tuple=True), torch.where(x) at the
 // training IR): one i64 [count] tensor per dim, the columns of nonzero.
 Status importNonzeroNumpy(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(Value * self, node.tensor(node.schema().findArg("condition") != nullptr
-                                                    ? "condition"
-                                                    : "self"));
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor(node.schema().args.at(0).name)); // or condition
   int64_t rank = self->type().rank();
   if (node.numOutputs() != std::max<int64_t>(rank, 1))
     return invalidInput("node '" + node.name() + "': nonzero_numpy of " + self->type().str() +

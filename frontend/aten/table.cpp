@@ -24,7 +24,10 @@ constexpr std::span<const Converter> (*kFamilies[])() = {
 constexpr std::string_view kDroppedAssertions[] = {
     "aten._assert_tensor_metadata.default", "aten._assert_scalar.default",
     "aten.sym_constrain_range_for_size.default", "aten.sym_constrain_range.default",
-    "aten._assert_async.msg"};
+    "aten._assert_async.msg",
+    // torch.linalg's check of its *_ex info (raises for a singular or non-positive-definite
+    // input), exported behind a side-effect token (with_effects).
+    "aten._linalg_check_errors.default"};
 
 } // namespace
 

@@ -531,17 +531,16 @@ Status ProgramImporter::importNode(const Json &node, size_t index) {
     return Status::success();
   }
   if (*target == "torch.ops.higher_order.with_effects") {
-    // A side-effecting op threaded through a token. The error checks of linalg's *_ex ops
-    // (aten._linalg_check_errors: raise for a singular or non-positive-definite input) are
-    // dropped like the other assertions (the info outputs still report it); any other effect
-    // is not compiled.
+    // A side-effecting op threaded through a token: an assertion (linalg's error check) is
+    // dropped like the others (the *_ex info outputs still report it); any other effect is
+    // not compiled.
     const Json *inputs = jsonFind(node, "inputs");
     const Json *op = inputs && inputs->is_array() && inputs->size() > 1
                          ? jsonFind((*inputs)[1], "arg")
                          : nullptr;
     const Json *opName = op ? jsonFind(*op, "as_operator") : nullptr;
     std::string effect = opName && opName->is_string() ? opName->get<std::string>() : "";
-    if (stripTorchOps(effect) == "aten._linalg_check_errors.default") {
+    if (!effect.empty() && isDroppedAssertion(effect)) {
       record.status = "dropped";
       record.target = std::string(stripTorchOps(effect));
       model_.nodes.push_back(record);
