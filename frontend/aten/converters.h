@@ -40,4 +40,11 @@ ImportFunction findGenericImport(std::string_view overload);
 /// Every "aten.<overload>" findGenericImport maps.
 std::vector<std::string> genericImportTargets();
 
+/// The positions of `self`'s non-zero elements, i64 [count, rank(self)], whose count is the
+/// data-dependent symbol of `count` (the exporter's unbacked u<N>; a second call for the same
+/// tensor and symbol reuses the first) (aten/nn.cpp).
+Expected<ir::Value *> nonzeroPositions(NodeImport &node, ir::Value *self, const ir::Dim &count);
+/// Whether `dim` is one symbol alone (a data-dependent count).
+bool isCountSymbol(const ir::Dim &dim);
+
 } // namespace thunderc::frontend

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "frontend/aten/complex.h" // generatedConstant
+#include "frontend/aten/converters.h" // nonzeroPositions
 #include "ir/ops.h"
 #include "ir/shape_inference.h"
 
@@ -407,6 +408,57 @@ Expected<Item> Evaluator::call(const Expr &expr) {
     attrs.set("value", 0.0);
     return Item::ofTensor(
         node_.emitTemp(OpKind::Full, {}, ir::TensorType{*dtype, shape}, std::move(attrs)));
+  }
+  if (name == "out_shape") {
+    // out_shape(i): the exported shape of output i, a list of sizes (symbols included).
+    TC_TRY(need(1));
+    TC_ASSIGN_OR_RETURN(int64_t i, intOf(args[0]));
+    if (i < 0 || i >= node_.numOutputs())
+      return bug("out_shape of output " + std::to_string(i));
+    TC_ASSIGN_OR_RETURN(ir::TensorType out, node_.outputType(static_cast<int>(i)));
+    Item list;
+    list.kind = Item::Kind::List;
+    for (const ir::Dim &d : out.shape)
+      list.list.push_back(Item::ofDim(d));
+    return list;
+  }
+  if (name == "nonzero_of") {
+    // nonzero_of(mask, count): the i64 [count] positions of a 1-d mask's non-zero elements,
+    // count being an output's data-dependent size (out_shape): the nonzero op binds it.
+    TC_TRY(need(2));
+    TC_ASSIGN_OR_RETURN(Value * mask, tensorOf(args[0]));
+    TC_ASSIGN_OR_RETURN(ir::Dim count, dimOf(args[1]));
+    if (mask->type().rank() != 1)
+      return bug("nonzero_of wants a 1-d mask");
+    if (!isCountSymbol(count))
+      return fail("an output size " + count.str() + " that is not one data-dependent symbol");
+    TC_ASSIGN_OR_RETURN(Value * positions, nonzeroPositions(node_, mask, count));
+    ir::AttrMap column;
+    column.set("dim", int64_t{1});
+    column.set("index", int64_t{0});
+    return Item::ofTensor(node_.emitTemp(OpKind::Select, {positions},
+                                         ir::TensorType{DType::I64, {count}}, std::move(column)));
+  }
+  if (name == "rand" || name == "randn") {
+    // rand(size, dtype) / randn(size, dtype): uniform [0, 1) / standard normal draws of a
+    // floating dtype -- one `random` node with the import's next stream (frontend/aten/random.cpp).
+    TC_TRY(need(2));
+    std::optional<DType> dtype =
+        args[1].kind == Item::Kind::String ? ir::parseDType(args[1].text) : std::nullopt;
+    if (args[0].kind != Item::Kind::List || !dtype)
+      return bug(name + " wants a size list and a dtype name");
+    if (!ir::isFloatingPoint(*dtype))
+      return fail(name + " of the non-floating dtype " + std::string(ir::dtypeName(*dtype)));
+    ir::Shape shape;
+    for (const Item &d : args[0].list) {
+      TC_ASSIGN_OR_RETURN(ir::Dim dim, dimOf(d));
+      shape.push_back(dim);
+    }
+    ir::AttrMap attrs;
+    attrs.set("distribution", std::string(name == "rand" ? "uniform" : "normal"));
+    attrs.set("stream", node_.state().nextRandomStream++);
+    return Item::ofTensor(
+        node_.emitTemp(OpKind::Random, {}, ir::TensorType{*dtype, shape}, std::move(attrs)));
   }
   if (name == "factorial") {
     TC_TRY(need(1));

@@ -125,14 +125,6 @@ Status importCopy(NodeImport &node) {
   return emitOne(node, OpKind::Copy, {self});
 }
 
-Status importDropout(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(bool train, node.boolArg("train"));
-  if (train)
-    return node.unsupportedFeature("dropout in training mode; export the model in eval mode");
-  TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
-  return emitOne(node, OpKind::Copy, {input});
-}
-
 // to.dtype, _to_copy, type_as, ...: a cast to the output's dtype (a copy if it is the same).
 Status importToDtype(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
@@ -524,32 +516,6 @@ Status importResize(NodeImport &node) {
   return emitOne(node, OpKind::Copy, {reshaped(flat, out.shape)});
 }
 
-// native_dropout(input, p, train): (output, keep mask). Inference (train=False) keeps every
-// element: (a copy of input, an all-true mask). train=True or None (PyTorch's default, which
-// trains) draws random masks, which a deterministic bundle does not do.
-Status importNativeDropout(NodeImport &node) {
-  if (node.isNone("train"))
-    return node.unsupportedFeature("native_dropout in training mode (train=None); export the "
-                                   "model in eval mode");
-  TC_ASSIGN_OR_RETURN(bool train, node.boolArg("train"));
-  if (train)
-    return node.unsupportedFeature("native_dropout in training mode (train=True); export the "
-                                   "model in eval mode");
-  TC_ASSIGN_OR_RETURN(Value * input, node.tensor("input"));
-  if (node.numOutputs() > 1 && node.isOutputUsed(1)) {
-    TC_ASSIGN_OR_RETURN(ir::TensorType maskType, node.outputType(1));
-    AttrMap one;
-    one.set("value", 1.0);
-    Value *mask = node.emitTemp(OpKind::Full, {}, maskType, std::move(one));
-    mask->setName(node.outputName(1));
-    node.bindOutput(1, mask);
-  }
-  TC_ASSIGN_OR_RETURN(ir::TensorType outType, node.outputType(0));
-  Value *output = node.emitTemp(OpKind::Copy, {input}, outType);
-  output->setName(node.outputName(0));
-  node.bindOutput(0, output);
-  return Status::success();
-}
 
 // clang-format off
 constexpr Converter kConverters[] = {
@@ -567,9 +533,6 @@ constexpr Converter kConverters[] = {
     {"aten.contiguous.default", importCopy},
     {"aten.detach.default", importCopy},
     {"aten.lift_fresh_copy.default", importCopy},
-    {"aten.dropout.default", importDropout},
-    {"aten.feature_dropout.default", importDropout},
-    {"aten.alpha_dropout.default", importDropout},
     {"aten._to_copy.default", importToDtype},
     {"aten.to.dtype", importToDtype},
     {"aten.to.dtype_layout", importToDtype},
@@ -644,7 +607,6 @@ constexpr Converter kConverters[] = {
     {"aten.copy_.default", importInplace<importCopyInto>},
     {"aten.empty.memory_format", importEmpty},
     {"aten.empty_strided.default", importEmpty},
-    {"aten.native_dropout.default", importNativeDropout},
     // storage resize (resize_ in training IR, resize in core ATen)
     {"aten.resize_.default", importInplace<importResize>},
     {"aten.resize.default", importResize},

@@ -16,22 +16,7 @@
 #include "ir/shape_inference.h"
 
 namespace thunderc::frontend {
-namespace {
 
-// ---- normalization, softmax ----
-
-template <OpKind Op> Status importSoftmax(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
-  TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
-  TC_ASSIGN_OR_RETURN(int64_t normalized, normalizedDim(node, dim, self->type().rank()));
-  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
-  AttrMap attrs;
-  attrs.set("dim", normalized);
-  return emitOne(node, Op, {node.castTo(self, out.dtype)}, std::move(attrs));
-}
-
-// cumsum(self, dim, dtype?): `dtype` converts self before summing; without it bool and
-// integers accumulate in i64 (ir/ops.def's rule, PyTorch's promotion).
 // nonzero(self) -> i64 [count, rank] whose count is the data-dependent symbol (the exporter's
 // unbacked u<N>, bounded by range_constraints; the input's element count bounds it
 // otherwise). A second nonzero of the same tensor with the same symbol reuses the first.
@@ -61,6 +46,22 @@ bool isCountSymbol(const ir::Dim &dim) {
   return !dim.isStatic() && dim.expr().kind() == ir::SymExpr::Kind::Symbol;
 }
 
+namespace {
+
+// ---- normalization, softmax ----
+
+template <OpKind Op> Status importSoftmax(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
+  TC_ASSIGN_OR_RETURN(int64_t normalized, normalizedDim(node, dim, self->type().rank()));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  AttrMap attrs;
+  attrs.set("dim", normalized);
+  return emitOne(node, Op, {node.castTo(self, out.dtype)}, std::move(attrs));
+}
+
+// cumsum(self, dim, dtype?): `dtype` converts self before summing; without it bool and
+// integers accumulate in i64 (ir/ops.def's rule, PyTorch's promotion).
 Status importNonzero(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));

@@ -123,15 +123,51 @@ def export_program(module, tensors, folder: Path, samples: int = 1):
     except Exception as e:  # noqa: BLE001  (a sample torch.export cannot export)
         return f"export: {type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
     try:
+        draws = eager_draws(module, tensors)
+    except Exception as e:  # noqa: BLE001
+        return f"eager draws: {type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
+    try:
         _save(folder / "inputs", "input", tensors)
         _save(folder / "expected", "output", expected)
-        if expected64 is not None and len(expected64) == len(expected):
+        if draws is not None:
+            _save(folder / "eager_draws", "output", draws)
+        elif expected64 is not None and len(expected64) == len(expected):
             _save(folder / "expected_fp64", "output", expected64)
     except (TypeError, RuntimeError) as e:  # a dtype .npy cannot hold (uint16 bits of ...)
         return f"save: {type(e).__name__}: {e}"
     (folder / "program.json").write_text(json.dumps(
-        {"inputs": len(tensors), "outputs": len(expected), "samples": samples}))
+        {"inputs": len(tensors), "outputs": len(expected), "samples": samples,
+         "random": draws is not None}))
     return None
+
+
+# Random programs: outputs that change with the seed cannot equal eager's; thunderc's draws
+# (its own generator, tests/ops/random_compare.py) are compared with many of eager's instead.
+EAGER_DRAWS = 256      # eager runs per random program (fewer for big outputs)
+BUNDLE_SEED = 7
+THUNDERC_SEEDS = 8     # interpreter runs per level, seeds 1..8
+
+
+def eager_draws(module, tensors):
+    """None when the module's outputs do not depend on the seed; else, per output, a tensor
+    [draws, *shape] of eager's outputs under seeds 0, 1, ..."""
+    def run(seed):
+        # OpInfo's random ops reseed with 42 on every call (wrapper_set_seed): keep our seed.
+        torch.manual_seed(seed)
+        manual_seed, torch.manual_seed = torch.manual_seed, lambda s: torch.default_generator
+        try:
+            with warnings.catch_warnings(), torch.no_grad():
+                warnings.simplefilter("ignore")
+                return [o.detach().clone() for o in module(*[t.clone() for t in tensors])]
+        finally:
+            torch.manual_seed = manual_seed
+    first, second = run(0), run(1)
+    if all(a.shape == b.shape and torch.equal(a, b) for a, b in zip(first, second)):
+        return None
+    numel = max(1, sum(o.numel() for o in first))
+    count = max(32, min(EAGER_DRAWS, 2_000_000 // numel))
+    runs = [first, second] + [run(seed) for seed in range(2, count)]
+    return [torch.stack([r[i] for r in runs]) for i in range(len(first))]
 
 
 def check_interpreter(thunderc: str, folder: Path, level: str):
@@ -140,16 +176,30 @@ def check_interpreter(thunderc: str, folder: Path, level: str):
     sys.path.insert(0, str(REPO / "tests" / "golden"))
     from tolerances import compare, load_npy
     meta = json.loads((folder / "program.json").read_text())
-    out = folder / "interpret" / level
-    out.mkdir(parents=True, exist_ok=True)
-    outputs = [out / f"output_{i}.npy" for i in range(meta["outputs"])]
     inputs = [folder / "inputs" / f"input_{i}.npy" for i in range(meta["inputs"])]
-    r = subprocess.run([thunderc, str(folder / f"{level}.pt2"), "--interpret",
-                        "--inputs", ",".join(map(str, inputs)),
-                        "--outputs", ",".join(map(str, outputs))], capture_output=True, text=True)
-    if r.returncode:
-        return f"exit {r.returncode}: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}"
-    for i, path in enumerate(outputs):
+    seeds = range(1, THUNDERC_SEEDS + 1) if meta.get("random") else [None]
+    runs = []
+    for seed in seeds:
+        out = folder / "interpret" / level / (f"seed{seed}" if seed is not None else "")
+        out.mkdir(parents=True, exist_ok=True)
+        outputs = [out / f"output_{i}.npy" for i in range(meta["outputs"])]
+        r = subprocess.run([thunderc, str(folder / f"{level}.pt2"), "--interpret",
+                            "--inputs", ",".join(map(str, inputs)),
+                            "--outputs", ",".join(map(str, outputs)),
+                            *(["--seed", str(seed)] if seed is not None else [])],
+                           capture_output=True, text=True)
+        if r.returncode:
+            return f"exit {r.returncode}: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}"
+        runs.append(outputs)
+    if meta.get("random"):
+        from random_compare import compare_draws
+        for i in range(meta["outputs"]):
+            ours = np.stack([load_npy(run[i]) for run in runs])
+            why = compare_draws(ours, load_npy(folder / "eager_draws" / f"output_{i}.npy"))
+            if why:
+                return f"output {i}: {why}"
+        return None
+    for i, path in enumerate(runs[0]):
         expected = load_npy(folder / "expected" / f"output_{i}.npy")
         ref = folder / "expected_fp64" / f"output_{i}.npy"
         ok, err, how = compare(load_npy(path), expected, load_npy(ref) if ref.exists() else None)
@@ -196,10 +246,13 @@ def _programs_for(ops, samples_root: Path):
 
 
 def check_group_bundle(thunderc, folder: Path, name: str, ids, level: str, samples_root: Path,
-                       jobs: int):
+                       jobs: int, random: bool = False):
     """Exports the OpInfo programs `ids` (opinfo ids) as one program at `level`, compiles it into a CPU bundle,
     builds and runs it on the samples' inputs and compares every output with eager. Returns
-    failure lines (empty when every output matches)."""
+    failure lines (empty when every output matches). `random`: the programs draw random
+    numbers, so the bundle (seed BUNDLE_SEED) is compared with the reference interpreter of the
+    same program and seed instead, which draws the same numbers (docs/DESIGN.md); how those
+    are distributed is what check_interpreter tests."""
     sys.path.insert(0, str(REPO / "tests" / "golden"))
     from tolerances import compare, load_npy
     import build_flags
@@ -237,12 +290,28 @@ def check_group_bundle(thunderc, folder: Path, name: str, ids, level: str, sampl
                     f"{(r.stdout + r.stderr)[-3000:]}"]
     outputs = [folder / "out" / f"output_{i}.npy" for i in range(len(expected))]
     outputs[0].parent.mkdir(exist_ok=True)
+    seed = ["--seed", str(BUNDLE_SEED)] if random else []
     r = subprocess.run([str(build / f"{name}_run"), "--inputs", *map(str, inputs),
-                        "--outputs", *map(str, outputs)], capture_output=True, text=True)
+                        "--outputs", *map(str, outputs), *seed], capture_output=True, text=True)
     if r.returncode:
         return [f"{name}: the runner exited {r.returncode}: {r.stderr[-2000:]}"]
+    if random:
+        reference = [folder / "interpret" / f"output_{i}.npy" for i in range(len(expected))]
+        reference[0].parent.mkdir(exist_ok=True)
+        r = subprocess.run([thunderc, str(folder / "model.pt2"), "--interpret", *seed,
+                            "--inputs", ",".join(map(str, inputs)),
+                            "--outputs", ",".join(map(str, reference))],
+                           capture_output=True, text=True)
+        if r.returncode:
+            return [f"{name}: the interpreter exited {r.returncode}: {r.stderr[-2000:]}"]
     failures = []
-    for path, (sid, i, sample) in zip(outputs, expected):
+    for at, (path, (sid, i, sample)) in enumerate(zip(outputs, expected)):
+        if random:
+            ok, err, how = compare(load_npy(path), load_npy(reference[at]), None)
+            if not ok:
+                failures.append(f"{sid} output {i} ({name}): max |bundle - interpreter| = "
+                                f"{err:.3g} ({how}, seed {BUNDLE_SEED})")
+            continue
         ref = sample / "expected_fp64" / f"output_{i}.npy"
         ok, err, how = compare(load_npy(path), load_npy(sample / "expected" / f"output_{i}.npy"),
                                load_npy(ref) if ref.exists() else None)
@@ -299,6 +368,8 @@ def run_samples(out: Path, only, thunderc: str, jobs: int = 1, limit=MAX_SAMPLES
                 # One sample may be what torch.export refuses: then test the first alone.
                 module, tensors, row["samples"] = opinfo_program(info, 1)
                 row["export"] = export_program(module, tensors, out / oid, 1)
+            if row["export"] is None:
+                row["random"] = json.loads((out / oid / "program.json").read_text())["random"]
         rows.append(row)
 
     def check(row, level):

@@ -107,14 +107,18 @@ GROUP_SIZE = 120  # OpInfo programs per bundle
 
 @pytest.mark.parametrize("level", opinfo.LEVELS)
 def test_opinfo_bundles(rows, work_dir, level):
-    passing = [row["op"] for row in rows if row.get("export") is None and row[level]["ok"]]
+    passing = [row for row in rows if row.get("export") is None and row[level]["ok"]]
     assert passing, "no sample passes the interpreter"
     failures = []
-    for start in range(0, len(passing), GROUP_SIZE):
-        ids = passing[start:start + GROUP_SIZE]
-        name = f"opinfo_{level}_{start // GROUP_SIZE}"
-        failures += opinfo.check_group_bundle(_thunderc(), work_dir / "bundles" / name, name,
-                                              ids, level, work_dir / "samples", _jobs())
+    # Programs that draw random numbers go into their own bundles, compared with the
+    # interpreter's draws of the same seed (their distribution is test_opinfo_interpreter's).
+    for random in (False, True):
+        ids = [row["op"] for row in passing if bool(row.get("random")) == random]
+        for start in range(0, len(ids), GROUP_SIZE):
+            name = f"opinfo_{level}_{'random_' if random else ''}{start // GROUP_SIZE}"
+            failures += opinfo.check_group_bundle(
+                _thunderc(), work_dir / "bundles" / name, name, ids[start:start + GROUP_SIZE],
+                level, work_dir / "samples", _jobs(), random=random)
     assert not failures, f"{len(failures)} samples differ in a CPU bundle:\n  " + "\n  ".join(failures)
 
 
