@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -423,21 +424,37 @@ Expected<Item> Evaluator::call(const Expr &expr) {
     return list;
   }
   if (name == "nonzero_of") {
-    // nonzero_of(mask, count): the i64 [count] positions of a 1-d mask's non-zero elements,
-    // count being an output's data-dependent size (out_shape): the nonzero op binds it.
-    TC_TRY(need(2));
+    // nonzero_of(mask, count, source): the i64 [count] positions of a 1-d mask's non-zero
+    // elements, count being an output's data-dependent size (out_shape): the nonzero op binds
+    // it. The mask must be a function of `source` (a tensor) alone for this overload: a second
+    // call of the overload on the same source with the same count symbol reuses the positions.
+    TC_TRY(need(3));
     TC_ASSIGN_OR_RETURN(Value * mask, tensorOf(args[0]));
     TC_ASSIGN_OR_RETURN(ir::Dim count, dimOf(args[1]));
+    TC_ASSIGN_OR_RETURN(Value * source, tensorOf(args[2]));
     if (mask->type().rank() != 1)
       return bug("nonzero_of wants a 1-d mask");
     if (!isCountSymbol(count))
       return fail("an output size " + count.str() + " that is not one data-dependent symbol");
+    const std::string key = std::string(target_) + "@" +
+                            std::to_string(reinterpret_cast<std::uintptr_t>(source));
+    auto &derived = node_.state().derivedNonzeroBySymbol;
+    const std::string &symbol = count.expr().symbolName();
+    if (auto it = derived.find(symbol); it != derived.end()) {
+      if (it->second.first != key)
+        return fail("two data-dependent sizes of different values with one symbol " + symbol);
+      return Item::ofTensor(it->second.second);
+    }
+    if (node_.state().nonzeroBySymbol.count(symbol))
+      return fail("a data-dependent size " + symbol + " another nonzero binds");
     TC_ASSIGN_OR_RETURN(Value * positions, nonzeroPositions(node_, mask, count));
     ir::AttrMap column;
     column.set("dim", int64_t{1});
     column.set("index", int64_t{0});
-    return Item::ofTensor(node_.emitTemp(OpKind::Select, {positions},
-                                         ir::TensorType{DType::I64, {count}}, std::move(column)));
+    Value *flat = node_.emitTemp(OpKind::Select, {positions}, ir::TensorType{DType::I64, {count}},
+                                 std::move(column));
+    derived[symbol] = {key, flat};
+    return Item::ofTensor(flat);
   }
   if (name == "rand" || name == "randn") {
     // rand(size, dtype) / randn(size, dtype): uniform [0, 1) / standard normal draws of a

@@ -55,6 +55,10 @@ struct ImportState {
   /// The nonzero node that binds each data-dependent count symbol: torch.export gives two
   /// nonzero calls on one tensor the same symbol, and the second reuses the first's result.
   std::map<std::string, ir::Value *> nonzeroBySymbol;
+  /// The same for the decompositions' nonzero_of: torch.export gives two calls of one op on
+  /// one tensor (unique with different flags) one count symbol; the second reuses the
+  /// positions the first computed. symbol -> (op and operand, positions).
+  std::map<std::string, std::pair<std::string, ir::Value *>> derivedNonzeroBySymbol;
 };
 
 /// A Python scalar or a tensor, as passed to `Tensor other` / `Scalar other` arguments.

@@ -77,7 +77,6 @@ EXPECTED_FAILURES = {
     '_upsample_bilinear2d_aa': 'train: not compiled yet: aten._upsample_bilinear2d_aa.vec; core: not compiled yet: aten._upsample_bilinear2d_aa.default',
     'bincount': 'train: not compiled yet: aten.bincount.default; core: not compiled yet: aten.bincount.default',
     'cauchy': 'random (thunderc draws its own numbers: no eager value to compare); train: not compiled yet: aten.cauchy_.default; core: not compiled yet: core/models/model.json: the program writes into its user input (user_input_m',
-    'combinations': 'train: not compiled yet: aten.combinations.default',
     'exponential': 'random (thunderc draws its own numbers: no eager value to compare); train: not compiled yet: aten.exponential_.default; core: not compiled yet: core/models/model.json: the program writes into its user input (user_in',
     'fft.hfft': 'train: not compiled yet: aten.fft_hfft.default',
     'fft.hfft2': 'train: not compiled yet: aten.fft_hfft2.default',

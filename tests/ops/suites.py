@@ -1981,6 +1981,16 @@ DATA_DEPENDENT_CASES: list[tuple[str, CaseFn]] = [
     ("item_int_scale", lambda m, t: t.x * t.n.item()),
     ("item_slice", lambda m, t: t.x[: _sized(t.n.item(), 4)] * 2),
     ("item_arange", lambda m, t: torch.arange(_sized(t.n1.item(), 8)).float() * 0.5),
+    # unique: sorted distinct values (a data-dependent count), the inverse and the counts
+    ("unique_values", lambda m, t: torch.unique(t.xi) * 2),
+    ("unique_inverse", lambda m, t: torch.unique(t.xi, return_inverse=True)[1] + 1),
+    ("unique_counts", lambda m, t: torch.unique(t.xi, return_counts=True)[1] * 3),
+    ("unique_counts_nan", lambda m, t: torch.unique(t.nanx, return_counts=True)[1] + 1),
+    ("unique_consecutive_values", lambda m, t: torch.unique_consecutive(t.xi) * 2),
+    ("unique_consecutive_inverse",
+     lambda m, t: torch.unique_consecutive(t.xi, return_inverse=True)[1] + 1),
+    ("unique_consecutive_counts",
+     lambda m, t: torch.unique_consecutive(t.xi, return_counts=True)[1] * 3),
 ]
 
 # A suite of its own: torch.export's autocast pass fails on a graph that also holds a cond.
