@@ -577,6 +577,15 @@ REDUCTION_CASES: list[tuple[str, CaseFn]] = [
     ("cummax_nan", lambda m, t: torch.nan_to_num(
         torch.cummax(torch.where(t.y > 1.2, torch.nan, t.y), 1)[0], nan=7.0)),
     ("cummin_nan_indices", lambda m, t: torch.cummin(torch.where(t.y > 1.2, torch.nan, t.y), 1)[1]),
+    # histogram: equal bins from the data's range (values on the edges, the maximum in the
+    # last bin), a given range with weights and density, given edges
+    ("histogram_bins", lambda m, t: torch.histogram(t.x, bins=7)[0]),
+    ("histogram_bins_edges", lambda m, t: torch.histogram(t.x, bins=7)[1]),
+    ("histogram_ties_on_edges", lambda m, t: torch.histogram(t.xi.float(), bins=4)[0]),
+    ("histogram_range_weight_density", lambda m, t: torch.histogram(
+        t.x, bins=5, range=(-1.0, 1.0), weight=t.x.abs(), density=True)[0]),
+    ("histogram_given_edges", lambda m, t: torch.histogram(
+        t.x, torch.tensor([-2.0, -0.5, 0.0, 0.25, 1.5], dtype=t.x.dtype))[0]),
     # bucketize / searchsorted (a count over the boundaries): ties both ways, NaN past the end
     ("bucketize_left", lambda m, t: torch.bucketize(t.x, torch.tensor([-1.0, -0.25, 0.0, 0.5, 2.0]))),
     ("bucketize_right_int_ties", lambda m, t: torch.bucketize(t.xi, torch.tensor([-2, 0, 0, 3]),
