@@ -85,7 +85,6 @@ EXPECTED_FAILURES = {
     'geqrf': 'train: not compiled yet: aten.geqrf.default; core: not compiled yet: aten.geqrf.default',
     'grid_sampler_3d': 'train: not compiled yet: aten.grid_sampler_3d.default; core: not compiled yet: aten.grid_sampler_3d.default',
     'hash_tensor': 'train: not compiled yet: aten.hash_tensor.default; core: not compiled yet: aten.hash_tensor.default',
-    'histogramdd': 'train: not compiled yet: aten.histogramdd.TensorList_bins, aten.histogramdd.default; core: not compiled yet: aten._histogramdd_bin_edges.default, aten._histogramdd_from_bin_cts.default, aten._histogramdd_from_bin_tensors.default',
     'linalg.householder_product': 'train: not compiled yet: aten.linalg_householder_product.default; core: not compiled yet: aten.linalg_householder_product.default',
     'linalg.ldl_factor': 'train: not compiled yet: aten.linalg_ldl_factor.default; core: not compiled yet: aten.linalg_ldl_factor_ex.default',
     'linalg.ldl_factor_ex': 'train: not compiled yet: aten.linalg_ldl_factor_ex.default; core: not compiled yet: aten.linalg_ldl_factor_ex.default',

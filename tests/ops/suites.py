@@ -586,6 +586,18 @@ REDUCTION_CASES: list[tuple[str, CaseFn]] = [
         t.x, bins=5, range=(-1.0, 1.0), weight=t.x.abs(), density=True)[0]),
     ("histogram_given_edges", lambda m, t: torch.histogram(
         t.x, torch.tensor([-2.0, -0.5, 0.0, 0.25, 1.5], dtype=t.x.dtype))[0]),
+    ("histogram_no_data", lambda m, t: torch.histogram(t.empty, bins=3)[1] + 1),
+    # histogramdd: x's 20 points of 3 (or 2) coordinates, y's 6 points of 2 weighted by a third
+    ("histogramdd_bins", lambda m, t: torch.histogramdd(t.x[..., :3].reshape(-1, 3),
+                                                        bins=[3, 4, 2])[0]),
+    ("histogramdd_bins_edges", lambda m, t: torch.histogramdd(t.x[..., :3].reshape(-1, 3),
+                                                              bins=[3, 4, 2])[1][1] * 1),
+    ("histogramdd_range_weight_density", lambda m, t: torch.histogramdd(
+        t.y[:, :2], bins=[4, 3], range=[-1.0, 1.0, -2.0, 2.0], weight=t.y[:, 2].abs(),
+        density=True)[0]),
+    ("histogramdd_given_edges", lambda m, t: torch.histogramdd(
+        t.x[..., :2].reshape(-1, 2), bins=[torch.tensor([-2.0, 0.0, 0.5, 2.0], dtype=t.x.dtype),
+                                           torch.tensor([-1.0, 1.0], dtype=t.x.dtype)])[0]),
     # bucketize / searchsorted (a count over the boundaries): ties both ways, NaN past the end
     ("bucketize_left", lambda m, t: torch.bucketize(t.x, torch.tensor([-1.0, -0.25, 0.0, 0.5, 2.0]))),
     ("bucketize_right_int_ties", lambda m, t: torch.bucketize(t.xi, torch.tensor([-2, 0, 0, 3]),
