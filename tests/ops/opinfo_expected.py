@@ -95,8 +95,6 @@ EXPECTED_FAILURES = {
     'mode': 'train: not compiled yet: aten.mode.default; core: not compiled yet: aten.mode.default',
     'native_batch_norm': 'train: not compiled yet: aten.native_batch_norm.default; core: not compiled yet: core/models/model.json: the program writes into its user input (u',
     'nn.functional.batch_norm': 'train: not compiled yet: aten.batch_norm.default; core: not compiled yet: nn.functional.batch_norm',
-    'nn.functional.fractional_max_pool2d': 'train: not compiled yet: aten.fractional_max_pool2d.default; core: not compiled yet: aten.fractional_max_pool2d.default',
-    'nn.functional.fractional_max_pool3d': 'train: not compiled yet: aten.fractional_max_pool3d.default; core: not compiled yet: aten.fractional_max_pool3d.default',
     'nn.functional.instance_norm': 'core: not compiled yet: nn.functional.instance_norm',
     'nn.functional.interpolate.bicubic': 'train: not compiled yet: aten.upsample_bicubic2d.vec',
     'nn.functional.linear_cross_entropy.chunked': 'train: not compiled yet: torch_nn._linear_cross_entropy_batch_chunked.default; core: not compiled yet: torch_nn._linear_cross_entropy_batch_chunked.default',

@@ -1732,6 +1732,9 @@ def _spatial3d_inputs(g):
         # and bf16, so eager's reduced-precision coordinate arithmetic is exact too.
         "grid_q": torch.round(_rand(g, 2, 4, 5, 2, low=-1.3, high=1.3) * 8) / 8,
         "cols": _randn(g, 2, 3 * 2 * 3, 9),
+        # fractional max pooling's window samples (F.fractional_max_pool* draws them)
+        "fsamp2": _rand(g, 2, 3, 2),
+        "fsamp3": _rand(g, 2, 3, 3),
     }
 
 
@@ -1764,6 +1767,17 @@ def _grid_sample_cases():
 
 
 SPATIAL3D_CASES: list[tuple[str, CaseFn]] = [
+    # fractional max pooling with given samples: values and flat indices, exactly eager's
+    ("fractional_max_pool2d", lambda m, t: torch.ops.aten.fractional_max_pool2d(
+        t.img, [2, 3], [4, 3], t.fsamp2)[0]),
+    ("fractional_max_pool2d_indices", lambda m, t: torch.ops.aten.fractional_max_pool2d(
+        t.img, [3, 2], [3, 5], t.fsamp2)[1]),
+    ("fractional_max_pool2d_unbatched", lambda m, t: torch.ops.aten.fractional_max_pool2d(
+        t.img[0], [2, 2], [3, 4], t.fsamp2[:1])[0]),
+    ("fractional_max_pool3d", lambda m, t: torch.ops.aten.fractional_max_pool3d(
+        t.vol, [2, 2, 3], [3, 2, 4], t.fsamp3)[0]),
+    ("fractional_max_pool3d_indices", lambda m, t: torch.ops.aten.fractional_max_pool3d(
+        t.vol, [2, 3, 2], [2, 3, 5], t.fsamp3)[1]),
     # -- 3-d convolution (conv3d.default / .padding; convolution.default in core ATen)
     ("conv3d", lambda m, t: m.c3(t.vol)),
     ("conv3d_stride_dilation_groups", lambda m, t: m.c3_mixed(t.vol)),
