@@ -272,10 +272,10 @@ DECOMPOSITIONS = REPO_ROOT / "frontend" / "aten" / "decompositions.def"
 
 
 def decomposition_overloads():
-    """The overloads frontend/aten/decompositions.def states (TC_DECOMPOSE / TC_ALIAS)."""
+    """The overloads frontend/aten/decompositions.def states (TC_DECOMPOSE[_INPLACE] / TC_ALIAS)."""
     import re
     text = DECOMPOSITIONS.read_text()
-    return re.findall(r'^TC_(?:DECOMPOSE|ALIAS)\("([A-Za-z0-9_]+\.[A-Za-z0-9_]+)"', text, flags=re.M)
+    return re.findall(r'^TC_(?:DECOMPOSE|DECOMPOSE_INPLACE|ALIAS)\("([A-Za-z0-9_]+\.[A-Za-z0-9_]+)"', text, flags=re.M)
 
 
 def selected_overloads():

@@ -579,15 +579,18 @@ struct Entry {
   std::string_view target; ///< "aten.addcmul.default"
   std::string_view source; ///< the expression; empty for an alias
   std::string_view alias;  ///< TC_ALIAS: the overload imported instead ("aten.permute.default")
+  bool inPlace = false;    ///< TC_DECOMPOSE_INPLACE: the result replaces `self`
 };
 
 constexpr Entry kEntries[] = {
-#define TC_DECOMPOSE(target, source) {"aten." target, source, ""},
-#define TC_DECOMPOSE_NS(space, target, source) {space "." target, source, ""},
-#define TC_ALIAS(target, same) {"aten." target, "", "aten." same},
+#define TC_DECOMPOSE(target, source) {"aten." target, source, "", false},
+#define TC_DECOMPOSE_INPLACE(target, source) {"aten." target, source, "", true},
+#define TC_DECOMPOSE_NS(space, target, source) {space "." target, source, "", false},
+#define TC_ALIAS(target, same) {"aten." target, "", "aten." same, false},
 #include "frontend/aten/decompositions.def"
 #undef TC_ALIAS
 #undef TC_DECOMPOSE_NS
+#undef TC_DECOMPOSE_INPLACE
 #undef TC_DECOMPOSE
 };
 
@@ -611,6 +614,14 @@ const std::map<std::string_view, Program> &programs() {
 }
 
 
+Status runProgram(NodeImport &node) {
+  std::string target =
+      node.schema().space + "." + node.schema().name + "." + node.schema().overload;
+  auto it = programs().find(target);
+  TC_CHECK(it != programs().end(), "no decomposition for " + target);
+  return Evaluator(node, it->first).run(it->second);
+}
+
 Status importDecomposed(NodeImport &node) {
   std::string target =
       node.schema().space + "." + node.schema().name + "." + node.schema().overload;
@@ -626,9 +637,10 @@ Status importDecomposed(NodeImport &node) {
     TC_TRY(renamed.matchArguments());
     return same(renamed);
   }
-  auto it = programs().find(target);
-  TC_CHECK(it != programs().end(), "no decomposition for " + target);
-  return Evaluator(node, it->first).run(it->second);
+  for (const Entry &entry : kEntries)
+    if (entry.target == target && entry.inPlace)
+      return node.importInPlace(runProgram); // later reads of `self` see the result
+  return runProgram(node);
 }
 
 } // namespace
