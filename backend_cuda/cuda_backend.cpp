@@ -24,8 +24,8 @@ public:
     for (const auto &node : graph.nodes())
       if (node->info().family == ir::OpFamily::Linalg)
         return unsupported("node '" + node->name() + "' (" + std::string(ir::opName(node->op())) +
-                           "): dense linear algebra (cholesky, lu, qr, eigh, svd and the ops "
-                           "built on them) compiles for the CPU target only; CUDA bundles do "
+                           "): dense linear algebra (cholesky, lu, qr, ldl, eigh, svd, "
+                           "matrix_exp and the ops built on them) compiles for the CPU target only; CUDA bundles do "
                            "not have it yet (compile with --target cpu)");
     TC_ASSIGN_OR_RETURN(kernels_, emitCudaKernels(graph));
     next_ = 0;

@@ -162,8 +162,8 @@ Status emitNnNode(const ir::Node &node, EmitState &state);
 Status emitScatterNode(const ir::Node &node, EmitState &state);
 /// sort and embedding_bag (library_calls_sort.cpp).
 Status emitSortNode(const ir::Node &node, EmitState &state);
-/// cholesky, lu_factor, lu_permutation, triangular_solve, qr, eigh, svd (CPU;
-/// library_calls_linalg.cpp).
+/// cholesky, lu_factor, lu_permutation, triangular_solve, qr, geqrf, householder_product, ormqr,
+/// ldl_factor, ldl_solve, eigh, svd, matrix_exp (CPU; library_calls_linalg.cpp).
 Status emitLinalgNode(const ir::Node &node, EmitState &state);
 
 /// The scalar expression of an elementwise op over operands `a`, `b` (and `c0`, the bool

@@ -1,5 +1,6 @@
 // Lowering of the dense linear algebra ops (cholesky, lu_factor, lu_permutation,
-// triangular_solve, qr, eigh, svd) to runtime/kernels/tc_lapack.h: one call per node over the
+// triangular_solve, qr, geqrf, householder_product, ormqr, ldl_factor, ldl_solve, eigh, svd,
+// matrix_exp) to runtime/kernels/tc_lapack.h: one call per node over the
 // batch of matrices. CPU only (the CUDA target refuses these ops in prepare()).
 #include "codegen/emit_state.h"
 
@@ -61,6 +62,39 @@ Status emitLinalgNode(const ir::Node &node, EmitState &state) {
     call = "svd<" + type + ">(" + ptr(x) + ", " + batch + ", " + m + ", " + n + ", " +
            boolText(ir::attr::full(node)) + ", " + boolText(ir::attr::vectors(node)) + ", " +
            result(0) + ", " + result(1) + ", " + result(2) + ", " + result(3) + ")";
+    break;
+  case OpKind::Geqrf:
+    call = "qr_packed<" + type + ">(" + ptr(x) + ", " + batch + ", " + m + ", " + n + ", " +
+           result(0) + ", " + result(1) + ")";
+    break;
+  case OpKind::HouseholderProduct: {
+    const ir::Value *tau = node.operand(1);
+    call = "householder_product<" + type + ">(" + ptr(x) + ", " + ptr(tau) + ", " + batch + ", " +
+           m + ", " + n + ", " + dimExpr(tau->type().shape.back()) + ", " + result(0) + ")";
+    break;
+  }
+  case OpKind::Ormqr: {
+    const ir::Value *tau = node.operand(1), *c = node.operand(2);
+    const ir::Shape &cShape = c->type().shape;
+    call = "apply_householder<" + type + ">(" + ptr(x) + ", " + ptr(tau) + ", " + ptr(c) + ", " +
+           batch + ", " + m + ", " + n + ", " + dimExpr(tau->type().shape.back()) + ", " +
+           dimExpr(cShape[cShape.size() - 2]) + ", " + dimExpr(cShape.back()) + ", " +
+           boolText(ir::attr::left(node)) + ", " + result(0) + ")";
+    break;
+  }
+  case OpKind::LdlFactor:
+    call = "ldl_factor<" + type + ">(" + ptr(x) + ", " + batch + ", " + n + ", " + result(0) +
+           ", " + result(1) + ", " + result(2) + ")";
+    break;
+  case OpKind::LdlSolve: {
+    const ir::Value *b = node.operand(2);
+    call = "ldl_solve<" + type + ">(" + ptr(x) + ", " + ptr(node.operand(1)) + ", " + ptr(b) +
+           ", " + batch + ", " + n + ", " + dimExpr(b->type().shape.back()) + ", " + result(0) +
+           ")";
+    break;
+  }
+  case OpKind::MatrixExp:
+    call = "matrix_exp<" + type + ">(" + ptr(x) + ", " + batch + ", " + n + ", " + result(0) + ")";
     break;
   default:
     TC_CHECK(false, "emitLinalgNode on " + std::string(ir::opName(node.op())));

@@ -71,7 +71,8 @@ Status runNnOp(OpCall &call);
 Status runPoolOp(OpCall &call);
 /// Family Shape: views and data movement, full, arange, embedding, index_select.
 Status runShapeOp(OpCall &call);
-/// Family Linalg: cholesky, lu_factor, lu_permutation, triangular_solve, qr, eigh, svd
+/// Family Linalg: cholesky, lu_factor, lu_permutation, triangular_solve, qr, geqrf,
+/// householder_product, ormqr, ldl_factor, ldl_solve, eigh, svd, matrix_exp
 /// (ir/interpreter_linalg.cpp, LAPACK in double).
 Status runLinalgOp(OpCall &call);
 /// pad (family Shape) and upsample (family Pool): ir/interpreter_resample.cpp.

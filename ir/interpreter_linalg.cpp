@@ -80,6 +80,41 @@ Status runLinalgOp(OpCall &call) {
                      call.result(0).data.data(), call.result(1).data.data(), info.data());
     storeInts(info, call.result(2));
     return Status::success();
+  case OpKind::Geqrf:
+    tc::lapack::qr_packed(x.data.data(), batch, m, n, call.result(0).data.data(),
+                          call.result(1).data.data());
+    return Status::success();
+  case OpKind::HouseholderProduct: {
+    const Tensor &tau = call.operand(1);
+    tc::lapack::householder_product(x.data.data(), tau.data.data(), batch, m, n, cols(tau),
+                                    call.result().data.data());
+    return Status::success();
+  }
+  case OpKind::Ormqr: {
+    const Tensor &tau = call.operand(1), &c = call.operand(2);
+    tc::lapack::apply_householder(x.data.data(), tau.data.data(), c.data.data(), batch, m, n,
+                                  cols(tau), rows(c), cols(c), attr::left(node),
+                                  call.result().data.data());
+    return Status::success();
+  }
+  case OpKind::LdlFactor: {
+    std::vector<int32_t> pivots(static_cast<size_t>(batch * n));
+    tc::lapack::ldl_factor(x.data.data(), batch, n, call.result(0).data.data(), pivots.data(),
+                           info.data());
+    storeInts(pivots, call.result(1));
+    storeInts(info, call.result(2));
+    return Status::success();
+  }
+  case OpKind::LdlSolve: {
+    const Tensor &pivots = call.operand(1), &b = call.operand(2);
+    std::vector<int32_t> ipiv(pivots.data.begin(), pivots.data.end());
+    tc::lapack::ldl_solve(x.data.data(), ipiv.data(), b.data.data(), batch, n, cols(b),
+                          call.result().data.data());
+    return Status::success();
+  }
+  case OpKind::MatrixExp:
+    tc::lapack::matrix_exp(x.data.data(), batch, n, call.result().data.data());
+    return Status::success();
   case OpKind::Svd:
     tc::lapack::svd(x.data.data(), batch, m, n, attr::full(node), attr::vectors(node),
                     call.result(0).data.data(), call.result(1).data.data(),

@@ -116,7 +116,8 @@ Expected<TensorType> inferEmbeddingBag(const TypeList &operands, const AttrMap &
 
 // ---- dense linear algebra (shape_inference_linalg.cpp) ----
 
-/// cholesky, lu_factor, lu_permutation, triangular_solve, qr, eigh, svd (ir/ops.def).
+/// cholesky, lu_factor, lu_permutation, triangular_solve, qr, geqrf, householder_product,
+/// ormqr, ldl_factor, ldl_solve, eigh, svd, matrix_exp (ir/ops.def).
 Expected<TypeList> inferLinalg(OpKind op, const TypeList &operands, const AttrMap &attrs);
 
 } // namespace thunderc::ir::inference

@@ -23,6 +23,22 @@ Dim minDim(const Dim &a, const Dim &b) {
   return Dim(SymExpr::min(a.asExpr(), b.asExpr()));
 }
 
+/// Whether a <= b may hold (true unless both are static and a > b).
+bool mayBeAtMost(const Dim &a, const Dim &b) {
+  return !(a.isStatic() && b.isStatic() && a.value() > b.value());
+}
+
+/// x [batch.., k]: a vector per matrix of the batch, of dtype `dtype`.
+Status requireBatchVector(OpKind op, const char *what, const TensorType &x, const Shape &batch,
+                          DType dtype) {
+  if (x.rank() != static_cast<int64_t>(batch.size()) + 1 || batchOf(x, 1) != batch ||
+      x.dtype != dtype)
+    return invalidInput(std::string(opName(op)) + " " + what + " " + x.str() + " must be " +
+                        std::string(dtypeName(dtype)) + ", one vector per matrix of the batch " +
+                        TensorType{dtype, batch}.str());
+  return Status::success();
+}
+
 Status requireMatrix(OpKind op, const char *what, const TensorType &x, bool square) {
   TC_TRY(requireRank(op, what, x, 2, -1));
   if (x.dtype != DType::F32 && x.dtype != DType::F64)
@@ -44,8 +60,10 @@ Expected<TypeList> inferLinalg(OpKind op, const TypeList &operands, const AttrMa
       return invalidInput("lu_permutation pivots must be i32, got " + x.str());
     return TypeList{TensorType{DType::I64, with(batchOf(x, 1), {attr::rows(attrs)})}};
   }
-  bool square = op == OpKind::Cholesky || op == OpKind::Eigh || op == OpKind::TriangularSolve;
-  TC_TRY(requireMatrix(op, op == OpKind::TriangularSolve ? "A" : "operand", x, square));
+  bool square = op == OpKind::Cholesky || op == OpKind::Eigh || op == OpKind::TriangularSolve ||
+                op == OpKind::LdlFactor || op == OpKind::LdlSolve || op == OpKind::MatrixExp;
+  bool named = op == OpKind::TriangularSolve || op == OpKind::LdlSolve;
+  TC_TRY(requireMatrix(op, named ? (op == OpKind::LdlSolve ? "LD" : "A") : "operand", x, square));
   const Shape batch = batchOf(x, 2);
   const Dim m = x.shape[x.shape.size() - 2], n = x.shape.back();
   const Dim k = minDim(m, n);
@@ -75,6 +93,47 @@ Expected<TypeList> inferLinalg(OpKind op, const TypeList &operands, const AttrMa
   }
   case OpKind::Eigh:
     return TypeList{TensorType{x.dtype, with(batch, {n})}, x, info};
+  case OpKind::Geqrf:
+    return TypeList{x, TensorType{x.dtype, with(batch, {k})}};
+  case OpKind::HouseholderProduct: {
+    const TensorType &tau = operands[1];
+    TC_TRY(requireBatchVector(op, "tau", tau, batch, x.dtype));
+    if (!mayBeAtMost(n, m) || !mayBeAtMost(tau.shape.back(), n))
+      return invalidInput("householder_product needs tau [.., k], A [.., m, n] with k <= n <= m, "
+                          "got A " + x.str() + " and tau " + tau.str());
+    return TypeList{x};
+  }
+  case OpKind::Ormqr: {
+    const TensorType &tau = operands[1], &c = operands[2];
+    TC_TRY(requireBatchVector(op, "tau", tau, batch, x.dtype));
+    TC_TRY(requireRank(op, "C", c, 2, -1));
+    TC_TRY(requireSameDType(x, c));
+    if (c.rank() != x.rank() || batchOf(c, 2) != batch)
+      return invalidInput("ormqr C " + c.str() + " must have the batch dims of A " + x.str());
+    const Dim &k = tau.shape.back();
+    const Dim &order = attr::left(attrs) ? c.shape[c.shape.size() - 2] : c.shape.back();
+    if (!mayBeEqual(order, m) || !mayBeAtMost(k, m) || !mayBeAtMost(k, n))
+      return invalidInput("ormqr: A " + x.str() + ", tau " + tau.str() + " and C " + c.str() +
+                          " do not match (" + (attr::left(attrs) ? "Q C" : "C Q") +
+                          ", Q as many rows as A, k <= A's rows and columns)");
+    return TypeList{c};
+  }
+  case OpKind::LdlFactor:
+    return TypeList{x, TensorType{DType::I32, with(batch, {n})}, info};
+  case OpKind::LdlSolve: {
+    const TensorType &pivots = operands[1], &b = operands[2];
+    TC_TRY(requireBatchVector(op, "pivots", pivots, batch, DType::I32));
+    TC_TRY(requireRank(op, "B", b, 2, -1));
+    TC_TRY(requireSameDType(x, b));
+    if (b.rank() != x.rank() || batchOf(b, 2) != batch)
+      return invalidInput("ldl_solve B " + b.str() + " must have the batch dims of LD " + x.str());
+    if (!mayBeEqual(pivots.shape.back(), n) || !mayBeEqual(b.shape[b.shape.size() - 2], n))
+      return invalidInput("ldl_solve: pivots " + pivots.str() + " and B " + b.str() +
+                          " must have LD's " + n.str() + " rows");
+    return TypeList{b};
+  }
+  case OpKind::MatrixExp:
+    return TypeList{x};
   case OpKind::Svd: {
     bool full = attr::full(attrs);
     return TypeList{TensorType{x.dtype, with(batch, {m, full ? m : k})},

@@ -465,7 +465,9 @@ Expected<Item> Evaluator::emit(OpKind op, std::vector<Item> operands, ir::AttrMa
   } else {
     for (const Item &operand : operands) {
       TC_ASSIGN_OR_RETURN(Value * value, tensorOf(operand));
-      if (info.dtypeRule == ir::DTypeRule::Floating &&
+      // A linalg op's integer operands after its matrix are pivots (ldl_solve's): kept.
+      bool pivots = info.family == ir::OpFamily::Linalg && !values.empty();
+      if (info.dtypeRule == ir::DTypeRule::Floating && !pivots &&
           !ir::isFloatingPoint(value->type().dtype))
         value = node_.castTo(value, DType::F32);
       values.push_back(value);

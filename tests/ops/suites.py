@@ -2216,6 +2216,12 @@ def _linalg_inputs(g):
         "r": _randn(g, 2, 3, 4),  # right-hand sides of X A = B
         "neg": torch.diag(torch.tensor([-2.0, 1.5, 3.0])),  # det < 0: logdet is NaN
         "rank2": _randn(g, 4, 2) @ _randn(g, 2, 5),  # rank 2 of 4
+        "sym": (lambda r: r + r.transpose(-1, -2))(_randn(g, 2, 5, 5)),  # symmetric indefinite
+        "b5": _randn(g, 2, 5, 3),
+        "tau2": _randn(g, 2),  # two reflectors' factors
+        "c5": _randn(g, 5, 2),  # multiplied by the 5 x 5 Q of tall
+        # exp's Pade degree follows the 1-norm: 3, 5, 7, 9 and 13 (with squarings) in one batch
+        "expm": _randn(g, 4, 4) * torch.tensor([1e-3, 0.03, 0.15, 0.4, 6.0]).view(5, 1, 1),
     }
 
 
@@ -2271,6 +2277,23 @@ LINALG_CASES: list[tuple[str, CaseFn]] = [
     ("pinv_hermitian", lambda m, t: torch.linalg.pinv(t.spd, hermitian=True)),
     ("matrix_rank", lambda m, t: torch.linalg.matrix_rank(t.rank2)),
     ("cond", lambda m, t: torch.linalg.cond(t.a)),
+    ("geqrf", lambda m, t: torch.geqrf(t.tall)[0]),
+    ("geqrf_tau_wide", lambda m, t: torch.geqrf(t.wide)[1]),
+    ("householder_product_of_geqrf", lambda m, t: torch.linalg.householder_product(
+        *torch.geqrf(t.tall))),
+    ("householder_product_fewer_reflectors", lambda m, t: torch.linalg.householder_product(
+        t.tall, t.tau2)),
+    ("ormqr_left_transpose", lambda m, t: torch.ormqr(*torch.geqrf(t.tall), t.c5,
+                                                      transpose=True)),
+    ("ormqr_right", lambda m, t: torch.ormqr(*torch.geqrf(t.tall), t.c5.mT, left=False)),
+    ("ldl_factor", lambda m, t: torch.linalg.ldl_factor(t.sym)[0]),
+    ("ldl_factor_pivots", lambda m, t: torch.linalg.ldl_factor(t.sym)[1]),
+    ("ldl_factor_ex_info", lambda m, t: torch.linalg.ldl_factor_ex(t.sym)[2]),
+    ("ldl_solve", lambda m, t: torch.linalg.ldl_solve(*torch.linalg.ldl_factor(t.sym), t.b5)),
+    ("ldl_solve_broadcast", lambda m, t: torch.linalg.ldl_solve(
+        *torch.linalg.ldl_factor(t.sym[0]), t.b5)),
+    ("matrix_exp", lambda m, t: torch.linalg.matrix_exp(t.a)),
+    ("matrix_exp_each_degree", lambda m, t: torch.matrix_exp(t.expm)),
     ("matrix_norm_2_nuc", lambda m, t: torch.stack([torch.linalg.matrix_norm(t.tall, 2),
                                                     torch.linalg.matrix_norm(t.tall, "nuc")])),
 ]

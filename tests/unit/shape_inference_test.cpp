@@ -427,6 +427,14 @@ std::vector<Example> examples() {
                   "f32[4], f32[4,4], i32[]"});
   list.push_back({OpKind::Svd, {"f32[2,3,5]"}, attrs({{"full", false}, {"vectors", true}}), {},
                   "f32[2,3,3], f32[2,3], f32[2,3,5], i32[2]"});
+  list.push_back({OpKind::Geqrf, {"f32[?s0,5,3]"}, {}, {}, "f32[?s0,5,3], f32[?s0,3]"});
+  list.push_back({OpKind::HouseholderProduct, {"f64[2,5,4]", "f64[2,3]"}, {}, {}, "f64[2,5,4]"});
+  list.push_back({OpKind::Ormqr, {"f32[2,4,3]", "f32[2,2]", "f32[2,6,4]"},
+                  attrs({{"left", false}}), {}, "f32[2,6,4]"});
+  list.push_back({OpKind::LdlFactor, {"f32[2,4,4]"}, {}, {}, "f32[2,4,4], i32[2,4], i32[2]"});
+  list.push_back({OpKind::LdlSolve, {"f32[?s0,4,4]", "i32[?s0,4]", "f32[?s0,4,7]"}, {}, {},
+                  "f32[?s0,4,7]"});
+  list.push_back({OpKind::MatrixExp, {"f64[3,3]"}, {}, {}, "f64[3,3]"});
   list.push_back({OpKind::AtenCall,
                   {"f32[2]"},
                   attrs({{"target", std::string("aten.foo.default")}}),
@@ -1195,6 +1203,15 @@ TEST_CASE("sort and embedding_bag") {
   CHECK(contains(infer(OpKind::TriangularSolve, {"f32[4,4]", "f32[3,2]"},
                        attrs({{"left", true}, {"unitriangular", false}, {"upper", false}})),
                  "does not match A"));
+  CHECK(contains(infer(OpKind::HouseholderProduct, {"f32[3,5]", "f32[3]"}), "k <= n <= m"));
+  CHECK(contains(infer(OpKind::HouseholderProduct, {"f32[5,3]", "f32[2,3]"}),
+                 "one vector per matrix"));
+  CHECK(contains(infer(OpKind::Ormqr, {"f32[4,3]", "f32[2]", "f32[5,4]"},
+                       attrs({{"left", true}})),
+                 "do not match"));
+  CHECK(contains(infer(OpKind::LdlSolve, {"f32[4,4]", "i64[4]", "f32[4,2]"}),
+                 "must be i32"));
+  CHECK(contains(infer(OpKind::MatrixExp, {"f32[2,3]"}), "must be square"));
   CHECK(infer(OpKind::Sort, {"i32[]"}, attrs({{"descending", false}, {"dim", intAttr(0)}})) ==
         "i32[], i64[]");
   CHECK(contains(infer(OpKind::Sort, {"f32[2,3]"},
