@@ -169,6 +169,17 @@ Expected<Item> Evaluator::argument(const ArgSchema &arg) {
       list.list.push_back(Item::ofNumber(static_cast<double>(value), Item::Kind::Int));
     return list;
   }
+  if (base.starts_with("float[")) {
+    TC_ASSIGN_OR_RETURN(std::optional<std::vector<double>> values,
+                        node_.optionalFloatList(arg.name));
+    if (!values)
+      return Item{};
+    Item list;
+    list.kind = Item::Kind::List;
+    for (double value : *values)
+      list.list.push_back(Item::ofNumber(value, Item::Kind::Float));
+    return list;
+  }
   if (base == "ScalarType") {
     // Only "the default" can be followed: a dtype argument that is given changes what the
     // op computes in, which the table does not express yet.

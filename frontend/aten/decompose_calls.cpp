@@ -193,6 +193,17 @@ Expected<Item> Evaluator::call(const Expr &expr) {
     item.text = std::string(ir::dtypeName(x->type().dtype));
     return item;
   }
+  if (name == "out_shape") {
+    // out_shape(i): the shape of the exported node's output i (a list of sizes).
+    TC_TRY(need(1));
+    TC_ASSIGN_OR_RETURN(int64_t i, intOf(args[0]));
+    TC_ASSIGN_OR_RETURN(ir::TensorType out, node_.outputType(static_cast<int>(i)));
+    Item list;
+    list.kind = Item::Kind::List;
+    for (const ir::Dim &d : out.shape)
+      list.list.push_back(Item::ofDim(d));
+    return list;
+  }
   if (name == "out_dtype") {
     // out_dtype(i): the dtype of the exported node's output i.
     TC_TRY(need(1));

@@ -796,6 +796,9 @@ def _scatter_inputs(g):
         # duplicates along dim 0 for the reductions
         "dup": _randint(g, 0, 4, 5, 6),
         "rows": torch.tensor([3, -1, 0], dtype=torch.int64),
+        # out-of-range indices, which the masked index ops clamp
+        "mi": torch.tensor([[5], [-6], [2], [0]], dtype=torch.int64),
+        "mj": torch.tensor([[7, -1, 3, -9, 0]], dtype=torch.int64),
         "r2": torch.tensor([[0], [2]], dtype=torch.int64),
         "c3": torch.tensor([3, 0, -4], dtype=torch.int64),
     }
@@ -891,6 +894,19 @@ SCATTER_CASES: list[tuple[str, CaseFn]] = [
     ("masked_scatter", lambda m, t: t.y.masked_scatter(t.bo, t.z)),
     ("masked_scatter_broadcast", lambda m, t: t.x.masked_scatter(t.x[0, :, :1] > 0, t.x * 2)),
     ("masked_scatter_int", lambda m, t: t.xi.masked_scatter(t.bo, t.zi)),
+    # masked indexing with clamped indices (inductor's forms; training IR)
+    # (an index may be out of range only where the mask is False: "unsafe")
+    ("unsafe_masked_index", lambda m, t: torch.ops.aten._unsafe_masked_index(
+        t.y, t.bo[:, :5] & (t.mi >= 0) & (t.mi < 4) & (t.mj >= 0) & (t.mj < 6), [t.mi, t.mj],
+        -2.5)),
+    ("unsafe_masked_index_one_dim", lambda m, t: torch.ops.aten._unsafe_masked_index(
+        t.y, t.bo[:, :5] & (t.mj >= 0) & (t.mj < 6), [None, t.mj[0]], 1.5)),
+    ("unsafe_masked_index_put_accumulate",
+     lambda m, t: torch.ops.aten._unsafe_masked_index_put_accumulate(
+         t.y, t.bo[:, :5], [t.mi, t.mj], t.z[:4, :5])),
+    # resize_as_: the same shape, or the first elements of a larger tensor
+    ("resize_as_same", lambda m, t: t.y.clone().resize_as_(t.xi)),
+    ("resize_as_shrink", lambda m, t: (t.x * 2).resize_as_(t.y)),
 ]
 
 
@@ -977,6 +993,12 @@ FFT_CASES: list[tuple[str, CaseFn]] = [
         t.sig, 16, hop_length=5, normalized=True, onesided=False, return_complex=True))),
     ("unfold_real", lambda m, t: t.sig1.unfold(-1, 10, 7)),
     ("hann_window_symmetric", lambda m, t: torch.hann_window(9, periodic=False) * t.v),
+    # hfft: the Hermitian complex-to-real DFT of the conjugate
+    ("hfft_real", lambda m, t: torch.fft.hfft(t.x7)),
+    ("hfft_complex_n_ortho", lambda m, t: torch.fft.hfft(
+        torch.view_as_complex(t.xc), n=11, dim=1, norm="ortho")),
+    ("hfft2_forward", lambda m, t: torch.fft.hfft2(t.x3, s=(4, 8), norm="forward")),
+    ("hfftn_all_dims", lambda m, t: torch.fft.hfftn(t.x3)),
 ]
 
 
@@ -1268,6 +1290,12 @@ RESAMPLE_CASES: list[tuple[str, CaseFn]] = [
     ("avg_pool1d", lambda m, t: F.avg_pool1d(t.seq, 2)),
     ("avg_pool1d_pad_exclude",
      lambda m, t: F.avg_pool1d(t.seq[0], 3, stride=2, padding=1, count_include_pad=False)),
+    # bicubic (upsample_bicubic2d.vec; index arithmetic in core ATen)
+    ("upsample_bicubic_size", lambda m, t: F.interpolate(t.img, size=(7, 9), mode="bicubic")),
+    ("upsample_bicubic_align_down",
+     lambda m, t: F.interpolate(t.img, size=(3, 4), mode="bicubic", align_corners=True)),
+    ("upsample_bicubic_scale",
+     lambda m, t: F.interpolate(t.img, scale_factor=(1.5, 2.3), mode="bicubic")),
 ]
 
 # Both levels; in core ATen these are no longer pad/upsample ops: reflect and replicate
