@@ -252,6 +252,10 @@ OTHER_LIBRARIES = {
         "dequantize_per_tensor.default", "dequantize_per_tensor.tensor",
         "quantize_per_channel.default", "dequantize_per_channel.default",
         "choose_qparams.tensor"]),
+    # torch.nn.functional.linear_cross_entropy's chunked forms.
+    "torch_nn": ("torch.nn.modules.linear_cross_entropy", [
+        "_linear_cross_entropy_batch_chunked.default",
+        "_linear_cross_entropy_batch_chunked_no_reduction.default"]),
 }
 
 

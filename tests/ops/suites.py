@@ -495,6 +495,8 @@ def _reduction_inputs(g):
         "v": _randn(g, 13),
         "empty": _randn(g, 0, 3),
         "wide": _randn(g, 3, 200),  # inner extent > the kernels' 128-element chunk
+        "seglen": torch.tensor([3, 0, 6, 4]),  # segments of v (one empty)
+        "segoff": torch.tensor([[0, 2, 2, 5, 9]] * 6),  # segments of y's rows
     }
 
 
@@ -610,6 +612,21 @@ REDUCTION_CASES: list[tuple[str, CaseFn]] = [
     ("argmin_int_ties", lambda m, t: t.xi.argmin(0)),
     ("argmin_bf16", lambda m, t: t.y.bfloat16().argmin(1)),
     ("argmin_wide_dim0", lambda m, t: t.wide.argmin(0)),
+    # mode: the most frequent value (the smallest on ties) and its last index
+    ("mode_int_values", lambda m, t: t.xi.mode(1)[0]),
+    ("mode_int_indices", lambda m, t: t.xi.mode(0)[1]),
+    ("mode_float_keepdim", lambda m, t: torch.round(t.x * 2).mode(1, keepdim=True)[1]),
+    ("mode_0d", lambda m, t: t.v[3].mode()[1]),
+    # segment_reduce over lengths / offsets, with and without an initial value
+    ("segment_reduce_sum", lambda m, t: torch.segment_reduce(t.v, "sum", lengths=t.seglen)),
+    ("segment_reduce_mean_initial",
+     lambda m, t: torch.segment_reduce(t.v, "mean", lengths=t.seglen, initial=0.5)),
+    ("segment_reduce_max_initial",
+     lambda m, t: torch.segment_reduce(t.v, "max", lengths=t.seglen, initial=-0.25)),
+    ("segment_reduce_min_offsets_axis1",
+     lambda m, t: torch.segment_reduce(t.y, "min", offsets=t.segoff, axis=1, initial=3.0)),
+    ("segment_reduce_prod_offsets_axis1",
+     lambda m, t: torch.segment_reduce(t.y, "prod", offsets=t.segoff, axis=1)),
 ]
 
 
@@ -1032,6 +1049,9 @@ def _nn_inputs(g):
         "m16x70": _randn(g, 16, 70),  # GEMM n > the loop kernel's 64-wide block
         "ia": _randint(g, -4, 5, 3, 5),
         "ib": _randint(g, -4, 5, 5, 4),
+        "lw": _randn(g, 7, 16),  # linear_cross_entropy: 7 classes
+        "lt": torch.tensor([2, 0, 6, 2, 3]),  # class 2 ignored below
+        "cw": _rand(g, 7, low=0.5, high=1.5),
     }
 
 
@@ -1223,6 +1243,19 @@ NN_CASES: list[tuple[str, CaseFn]] = [
     ("sdpa_3d", lambda m, t: F.scaled_dot_product_attention(t.q[0], t.k[0], t.v[0])),
     ("sdpa_fully_masked_row", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, attn_mask=t.mask_holes)),
     ("sdpa_wide_v", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v70, attn_mask=t.mask_float)),
+    # max_pool2d's gradient (overlapping windows sum into a shared maximum)
+    ("max_pool2d_with_indices_backward", lambda m, t: torch.ops.aten.max_pool2d_with_indices_backward(
+        F.max_pool2d(t.img, 3, stride=2, ceil_mode=True) * 2, t.img, [3, 3], [2, 2], [0, 0],
+        [1, 1], True, F.max_pool2d(t.img, 3, stride=2, ceil_mode=True, return_indices=True)[1])),
+    # linear_cross_entropy's chunked ops (options given)
+    ("linear_cross_entropy_chunked_mean", lambda m, t: F.linear_cross_entropy(
+        t.x2, t.lw, t.lt, linear_bias=t.bias7, weight=t.cw, ignore_index=2,
+        options=nn.LinearCrossEntropyOptions(batch_chunk_size=2))),
+    ("linear_cross_entropy_chunked_sum", lambda m, t: F.linear_cross_entropy(
+        t.x2, t.lw, t.lt, reduction="sum", options=nn.LinearCrossEntropyOptions(batch_chunk_size=3))),
+    ("linear_cross_entropy_chunked_none", lambda m, t: F.linear_cross_entropy(
+        t.x2, t.lw, t.lt, linear_bias=t.bias7, weight=t.cw, reduction="none", ignore_index=2,
+        options=nn.LinearCrossEntropyOptions(batch_chunk_size=2))),
 ]
 
 
@@ -1290,12 +1323,18 @@ RESAMPLE_CASES: list[tuple[str, CaseFn]] = [
     ("avg_pool1d", lambda m, t: F.avg_pool1d(t.seq, 2)),
     ("avg_pool1d_pad_exclude",
      lambda m, t: F.avg_pool1d(t.seq[0], 3, stride=2, padding=1, count_include_pad=False)),
-    # bicubic (upsample_bicubic2d.vec; index arithmetic in core ATen)
+    # bicubic (upsample_bicubic2d.vec; index arithmetic in core ATen) and antialiased bilinear
     ("upsample_bicubic_size", lambda m, t: F.interpolate(t.img, size=(7, 9), mode="bicubic")),
     ("upsample_bicubic_align_down",
      lambda m, t: F.interpolate(t.img, size=(3, 4), mode="bicubic", align_corners=True)),
     ("upsample_bicubic_scale",
      lambda m, t: F.interpolate(t.img, scale_factor=(1.5, 2.3), mode="bicubic")),
+    ("upsample_bilinear_aa_down",
+     lambda m, t: F.interpolate(t.img, size=(3, 4), mode="bilinear", antialias=True)),
+    ("upsample_bilinear_aa_up_align", lambda m, t: F.interpolate(
+        t.img, size=(7, 9), mode="bilinear", antialias=True, align_corners=True)),
+    ("upsample_bilinear_aa_scale", lambda m, t: F.interpolate(
+        t.img, scale_factor=(0.6, 1.7), mode="bilinear", antialias=True)),
 ]
 
 # Both levels; in core ATen these are no longer pad/upsample ops: reflect and replicate
@@ -1735,6 +1774,7 @@ def _spatial3d_inputs(g):
         "img": _randn(g, 2, 3, 6, 7),
         # Grid points mostly inside [-1, 1], some outside (the padding modes).
         "grid": _rand(g, 2, 4, 5, 2, low=-1.3, high=1.3),
+        "grid3": _rand(g, 2, 3, 4, 2, 3, low=-1.3, high=1.3),
         # Multiples of 1/8: with align_corners every sample coordinate of `img` is exact in f16
         # and bf16, so eager's reduced-precision coordinate arithmetic is exact too.
         "grid_q": torch.round(_rand(g, 2, 4, 5, 2, low=-1.3, high=1.3) * 8) / 8,
@@ -1766,6 +1806,14 @@ def _grid_sample_cases():
                 name = f"grid_sample_{mode}_{padding}{'_align' if align else ''}"
                 cases.append((name, lambda m, t, mode=mode, padding=padding, align=align:
                               F.grid_sample(t.img, t.grid, mode=mode, padding_mode=padding,
+                                            align_corners=align)))
+    # 5-D input (grid_sampler_3d): trilinear and nearest
+    for mode in ("bilinear", "nearest"):
+        for padding in ("zeros", "border", "reflection"):
+            for align in (False, True):
+                name = f"grid_sample_3d_{mode}_{padding}{'_align' if align else ''}"
+                cases.append((name, lambda m, t, mode=mode, padding=padding, align=align:
+                              F.grid_sample(t.vol, t.grid3, mode=mode, padding_mode=padding,
                                             align_corners=align)))
     return cases
 
