@@ -103,6 +103,8 @@ EXTRA_OVERLOADS = [
     "adaptive_max_pool1d.default", "adaptive_max_pool2d.default", "adaptive_max_pool3d.default",
     # In-place index assignment in training IR (`x[idx] = v` on a tensor the model made).
     "index_put_.default",
+    # Masked advanced indexing with clamped indices in training IR (inductor's forms).
+    "_unsafe_masked_index.default", "_unsafe_masked_index_put_accumulate.default",
     # Convolution and normalization in training IR (wav2vec2's feature encoder and weight-normed
     # positional convolution, U-Net decoders) and linalg_vector_norm, which core ATen keeps.
     "conv1d.padding", "conv_transpose1d.default", "conv3d.default", "_weight_norm.default",
@@ -113,8 +115,8 @@ EXTRA_OVERLOADS = [
     # holds them unrolled).
     "lstm.input", "gru.input", "rnn_tanh.input", "rnn_relu.input", "lstm_cell.default",
     "gru_cell.default", "rnn_tanh_cell.default", "rnn_relu_cell.default",
-    # resize_'s functional form in core ATen (`torch.empty(0).resize_(n)`).
-    "resize.default",
+    # resize_'s functional form in core ATen (`torch.empty(0).resize_(n)`); resize_as_.
+    "resize.default", "resize_as_.default",
     # Sorting, embedding bags and pairwise distances beyond the core set: stable sort, argsort,
     # msort and kthvalue in training IR, embedding_bag in training IR and
     # _embedding_bag_forward_only in core ATen, cdist/pdist in training IR.
@@ -133,7 +135,8 @@ EXTRA_OVERLOADS = [
     "_fft_c2c.default", "fft_fft.default", "fft_ifft.default", "fft_rfft.default",
     "fft_irfft.default", "fft_fft2.default", "fft_ifft2.default", "fft_rfft2.default",
     "fft_irfft2.default", "fft_fftn.default", "fft_ifftn.default", "fft_rfftn.default",
-    "fft_irfftn.default", "stft.default", "stft.center", "hann_window.default",
+    "fft_irfftn.default", "fft_hfft.default", "fft_hfft2.default", "fft_hfftn.default",
+    "stft.default", "stft.center", "hann_window.default",
     "hann_window.periodic", "unfold.default", "view_as_real.default",
     "view_as_complex.default", "real.default", "imag.default", "angle.default",
     "conj.default", "_conj.default", "conj_physical.default", "resolve_conj.default",
@@ -249,6 +252,10 @@ OTHER_LIBRARIES = {
         "dequantize_per_tensor.default", "dequantize_per_tensor.tensor",
         "quantize_per_channel.default", "dequantize_per_channel.default",
         "choose_qparams.tensor"]),
+    # torch.nn.functional.linear_cross_entropy's chunked forms.
+    "torch_nn": ("torch.nn.modules.linear_cross_entropy", [
+        "_linear_cross_entropy_batch_chunked.default",
+        "_linear_cross_entropy_batch_chunked_no_reduction.default"]),
 }
 
 

@@ -15,6 +15,10 @@ namespace thunderc::frontend {
 std::span<const Converter> elementwiseConverters();
 /// Views, concatenation and splits, triangles, advanced indexing (aten/shape.cpp).
 std::span<const Converter> shapeConverters();
+/// self[indices] (aten.index.Tensor's lowering, integer indices, None for a whole dim) as a
+/// helper value of type `out` (aten/shape.cpp).
+Expected<Value *> indexedValue(NodeImport &node, Value *self, std::vector<Value *> indices,
+                               const ir::TensorType &out);
 /// Softmax and normalizations, linear algebra and attention, 2-d and 1-d pools, padding and
 /// resampling (aten/nn.cpp).
 std::span<const Converter> nnConverters();

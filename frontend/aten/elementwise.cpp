@@ -464,17 +464,18 @@ Status importCopyInto(NodeImport &node) {
 // any (and deterministic); the strides do not matter to a program that only reads values.
 Status importEmpty(NodeImport &node) { return emitFull(node, "", 0); }
 
-// resize(self, size) (core ATen) / resize_ (training IR, in place; the `torch.empty(0)
-// .resize_(n)` and out= patterns): the result takes the new shape and keeps self's first
+// resize(self, size) (core ATen) / resize_ and resize_as_ (training IR, in place; the
+// `torch.empty(0).resize_(n)` and out= patterns): the result takes the new shape and keeps self's first
 // elements in row-major order, like PyTorch for a contiguous self; the elements past self's
 // are uninitialized in PyTorch and zeros here (as for empty). An empty self may take any
 // shape, symbolic ones too; otherwise both sizes must be static.
 Status importResize(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
-  if (!node.isNone("memory_format"))
-    return node.unsupportedFeature("resize with a memory_format (its storage order is not the "
-                                   "element order)");
+  TC_ASSIGN_OR_RETURN(bool contiguous, node.isContiguousFormat("memory_format"));
+  if (!node.isNone("memory_format") && !contiguous)
+    return node.unsupportedFeature("resize with a memory_format other than contiguous_format "
+                                   "(its storage order is not the element order)");
   const ir::TensorType &type = self->type();
   ir::Dim oldCount = ir::numElements(type.shape);
   ir::Dim newCount = ir::numElements(out.shape);
@@ -610,6 +611,7 @@ constexpr Converter kConverters[] = {
     // storage resize (resize_ in training IR, resize in core ATen)
     {"aten.resize_.default", importInplace<importResize>},
     {"aten.resize.default", importResize},
+    {"aten.resize_as_.default", importInplace<importResize>},
 };
 // clang-format on
 

@@ -467,7 +467,67 @@ Status importNd(NodeImport &node, bool inverse) {
   return bindSignal(node, signal);
 }
 
+/// The conjugate of a signal (a real one is its own).
+Expected<Signal> conjugate(NodeImport &node, Signal signal) {
+  if (!signal.complex)
+    return signal;
+  ir::HostTensor signs{DType::F32, {2}, std::vector<uint8_t>(2 * sizeof(float))};
+  float values[2] = {1.0f, -1.0f};
+  std::memcpy(signs.bytes.data(), values, sizeof(values));
+  Value *sign = generatedConstant(node, "conj_signs", std::move(signs));
+  TC_ASSIGN_OR_RETURN(Value * conj, node.emitInferred(OpKind::Mul, {signal.value, sign}));
+  node.state().complexValues.insert(conj);
+  return Signal{conj, true};
+}
+
 } // namespace
+
+Status importFftHfft(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Signal signal, signalArg(node));
+  TC_ASSIGN_OR_RETURN(std::optional<int64_t> n, node.optionalInt("n"));
+  TC_ASSIGN_OR_RETURN(int64_t dim, node.intArg("dim"));
+  // A forward transform: hfft(x) is the Hermitian complex-to-real DFT of conj(x).
+  TC_ASSIGN_OR_RETURN(Normalization normalization, normFromString(node, false));
+  TC_ASSIGN_OR_RETURN(Plan plan, planDims(node, signal, {dim}, {}));
+  int64_t length = n.value_or(2 * (plan.lengths.front() - 1));
+  if (length < 1)
+    return invalidInput("node '" + node.name() + "': invalid number of data points (" +
+                        std::to_string(length) + ")");
+  TC_ASSIGN_OR_RETURN(signal, conjugate(node, signal));
+  TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
+                                              {plan.dims.front(), DftKind::ComplexToReal,
+                                               length, length, true, normalization}));
+  return bindSignal(node, signal);
+}
+
+Status importFftHfftn(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Signal signal, signalArg(node));
+  TC_ASSIGN_OR_RETURN(Normalization normalization, normFromString(node, false));
+  std::optional<std::vector<int64_t>> sizes;
+  if (!node.isNone("s")) {
+    TC_ASSIGN_OR_RETURN(sizes, node.intList("s"));
+  }
+  TC_ASSIGN_OR_RETURN(Plan plan, planNd(node, signal));
+  if (plan.dims.empty())
+    return invalidInput("node '" + node.name() + "': hfftn over no dims");
+  int64_t last = sizes && sizes->back() != -1 ? sizes->back() : 2 * (plan.lengths.back() - 1);
+  if (last < 1)
+    return invalidInput("node '" + node.name() + "': invalid number of data points (" +
+                        std::to_string(last) + ")");
+  // As ATen: forward complex-to-complex DFTs along all dims but the last, the conjugate, then
+  // the Hermitian complex-to-real DFT along the last.
+  for (size_t i = 0; i + 1 < plan.dims.size(); ++i) {
+    TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
+                                                {plan.dims[i], DftKind::ComplexToComplex,
+                                                 plan.lengths[i], plan.lengths[i], false,
+                                                 normalization}));
+  }
+  TC_ASSIGN_OR_RETURN(signal, conjugate(node, signal));
+  TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
+                                              {plan.dims.back(), DftKind::ComplexToReal, last,
+                                               last, true, normalization}));
+  return bindSignal(node, signal);
+}
 
 Status importFftFft(NodeImport &node) {
   return importOneDim(node, DftKind::ComplexToComplex, false);

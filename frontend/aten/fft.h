@@ -34,6 +34,11 @@ Status importFftFftn(NodeImport &node);
 Status importFftIfftn(NodeImport &node);
 Status importFftRfftn(NodeImport &node);
 Status importFftIrfftn(NodeImport &node);
+/// fft_hfft(self, n, dim, norm): the Hermitian complex-to-real DFT of conj(self), a forward
+/// transform; fft_hfftn / fft_hfft2(self, s, dim, norm): forward complex-to-complex DFTs along
+/// all dims but the last, then that along the last.
+Status importFftHfft(NodeImport &node);
+Status importFftHfftn(NodeImport &node);
 /// stft.default / stft.center of a 1-d or 2-d real signal: frames (unfold), window, a
 /// real-to-complex DFT per frame, [.., freq, frame] order; center pads with pad_mode.
 Status importStft(NodeImport &node);

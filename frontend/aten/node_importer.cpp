@@ -327,6 +327,16 @@ Expected<std::optional<std::string>> NodeImport::optionalString(std::string_view
   return std::optional<std::string>(value.payload->get<std::string>());
 }
 
+Expected<bool> NodeImport::isContiguousFormat(std::string_view arg) const {
+  if (isNone(arg))
+    return false;
+  TC_ASSIGN_OR_RETURN(const Json *json, argument(arg));
+  TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*json, "argument " + quoteName(arg)));
+  // torch/_export/serde/schema.py's MemoryFormat: ContiguousFormat = 1.
+  return value.kind == "as_memory_format" && value.payload->is_number_integer() &&
+         value.payload->get<int64_t>() == 1;
+}
+
 Expected<std::vector<int64_t>> NodeImport::intList(std::string_view arg) const {
   TC_ASSIGN_OR_RETURN(const Json *json, argument(arg));
   TC_ASSIGN_OR_RETURN(JsonUnion value, jsonUnion(*json, "argument " + quoteName(arg)));

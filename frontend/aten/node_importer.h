@@ -105,6 +105,8 @@ public:
   Expected<bool> boolArg(std::string_view arg) const;
   Expected<std::optional<std::string>> optionalString(std::string_view arg) const;
   Expected<std::vector<int64_t>> intList(std::string_view arg) const;
+  /// Whether a `MemoryFormat?` argument is torch.contiguous_format (false for None).
+  Expected<bool> isContiguousFormat(std::string_view arg) const;
   /// A float list (as_floats; a single as_float is a list of one), or nullopt for None.
   Expected<std::optional<std::vector<double>>> optionalFloatList(std::string_view arg) const;
   /// Accepts as_int, as_sym_int (resolved through sym_int_values), as_none -> nullopt.

@@ -600,11 +600,10 @@ Expected<Value *> wrapNegative(NodeImport &node, Value *index, const ir::Dim &ex
 // (broadcast together, negative ones wrapped) give one row per index position; values,
 // broadcast to PyTorch's indexing result and put in the same order, are [positions, columns];
 // then one scatter along dim 0 (sum when accumulating) and the inverse reshape and permute.
-Status importIndexPut(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
-  TC_ASSIGN_OR_RETURN(std::vector<Value *> indices, node.optionalTensorList("indices"));
-  TC_ASSIGN_OR_RETURN(Value * values, node.tensor("values"));
-  TC_ASSIGN_OR_RETURN(bool accumulate, node.boolArg("accumulate"));
+namespace {
+
+Expected<Value *> indexPut(NodeImport &node, Value *self, std::vector<Value *> indices,
+                           Value *values, bool accumulate) {
   TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
   DType dtype = out.dtype;
   values = node.castTo(values, dtype);
@@ -665,7 +664,7 @@ Status importIndexPut(NodeImport &node) {
       TC_ASSIGN_OR_RETURN(index, expand(node, index, indexedShape));
       TC_ASSIGN_OR_RETURN(result, scatterInto(node, self, static_cast<int64_t>(k), index, values,
                                               "none", true));
-      return finish(node, result);
+      return result;
     }
     // values in the order B, rest.
     std::vector<int64_t> valueOrder;
@@ -734,6 +733,95 @@ Status importIndexPut(NodeImport &node) {
       inverse[static_cast<size_t>(order[d])] = static_cast<int64_t>(d);
     TC_ASSIGN_OR_RETURN(result, permute(node, table, inverse));
   }
+  return result;
+}
+
+/// Each index clamped into [lo(extent), extent - 1] (None entries stay None).
+Expected<std::vector<Value *>> clampedIndices(NodeImport &node, Value *self,
+                                              std::vector<Value *> indices, bool negative) {
+  const ir::Shape &shape = self->type().shape;
+  if (indices.size() > shape.size())
+    return invalidInput("node '" + node.name() + "' indexes " + std::to_string(indices.size()) +
+                        " dims of a rank-" + std::to_string(shape.size()) + " tensor");
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (indices[d] == nullptr)
+      continue;
+    DType dtype = indices[d]->type().dtype;
+    if (!ir::isIntegral(dtype) || dtype == DType::Bool)
+      return invalidInput("node '" + node.name() + "': index " + std::to_string(d) + " is " +
+                          indices[d]->type().str() + ", expected an integer tensor");
+    Value *index = node.castTo(indices[d], DType::I64);
+    Value *extent = node.sizeTensor(shape[d]);
+    Value *low = node.scalarConstant(0.0, DType::I64);
+    if (negative) {
+      TC_ASSIGN_OR_RETURN(low, node.emitInferred(OpKind::Neg, {extent}));
+    }
+    TC_ASSIGN_OR_RETURN(Value * high, binary(node, OpKind::Sub, extent,
+                                             node.scalarConstant(1.0, DType::I64)));
+    TC_ASSIGN_OR_RETURN(index, binary(node, OpKind::Maximum, index, low));
+    TC_ASSIGN_OR_RETURN(indices[d], binary(node, OpKind::Minimum, index, high));
+  }
+  return indices;
+}
+
+} // namespace
+
+Status importIndexPut(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(std::vector<Value *> indices, node.optionalTensorList("indices"));
+  TC_ASSIGN_OR_RETURN(Value * values, node.tensor("values"));
+  TC_ASSIGN_OR_RETURN(bool accumulate, node.boolArg("accumulate"));
+  TC_ASSIGN_OR_RETURN(Value * result, indexPut(node, self, std::move(indices), values, accumulate));
+  return finish(node, result);
+}
+
+// _unsafe_masked_index_put_accumulate(self, mask, indices, values): as torch/_decomp, each
+// index clamped into [-extent, extent - 1], values zeroed where mask is false, then summed into
+// self at the indices.
+Status importUnsafeMaskedIndexPutAccumulate(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(Value * mask, node.tensor("mask"));
+  TC_ASSIGN_OR_RETURN(std::vector<Value *> indices, node.optionalTensorList("indices"));
+  TC_ASSIGN_OR_RETURN(Value * values, node.tensor("values"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  if (mask->type().dtype != DType::Bool)
+    return invalidInput("node '" + node.name() + "': mask " + mask->type().str() +
+                        " is not a bool tensor");
+  TC_ASSIGN_OR_RETURN(indices, clampedIndices(node, self, std::move(indices), true));
+  values = node.castTo(values, out.dtype);
+  TC_ASSIGN_OR_RETURN(values, node.emitInferred(OpKind::Where,
+                                                {mask, values,
+                                                 node.scalarConstant(0.0, out.dtype)}));
+  TC_ASSIGN_OR_RETURN(Value * result, indexPut(node, self, std::move(indices), values, true));
+  return finish(node, result);
+}
+
+// _unsafe_masked_index(self, mask, indices, fill): self at the indices, each clamped into
+// [0, extent - 1] (torch/_decomp's form), and fill where mask is false.
+Status importUnsafeMaskedIndex(NodeImport &node) {
+  TC_ASSIGN_OR_RETURN(Value * self, node.tensor("self"));
+  TC_ASSIGN_OR_RETURN(Value * mask, node.tensor("mask"));
+  TC_ASSIGN_OR_RETURN(std::vector<Value *> indices, node.optionalTensorList("indices"));
+  TC_ASSIGN_OR_RETURN(ScalarOrTensor fill, node.scalarOrTensor("fill"));
+  TC_ASSIGN_OR_RETURN(ir::TensorType out, node.outputType(0));
+  if (mask->type().dtype != DType::Bool)
+    return invalidInput("node '" + node.name() + "': mask " + mask->type().str() +
+                        " is not a bool tensor");
+  Value *fillValue = node.materialize(fill, out.dtype);
+  ir::Dim count = ir::numElements(self->type().shape);
+  if (count.isStatic() && count.value() == 0) {
+    // Nothing to read: fill everywhere.
+    TC_ASSIGN_OR_RETURN(Value * filled, expand(node, fillValue, out.shape));
+    TC_ASSIGN_OR_RETURN(filled, node.emitInferred(OpKind::Copy, {filled}));
+    return finish(node, filled);
+  }
+  TC_ASSIGN_OR_RETURN(indices, clampedIndices(node, self, std::move(indices), false));
+  TC_ASSIGN_OR_RETURN(Value * picked, indexedValue(node, self, std::move(indices), out));
+  TC_ASSIGN_OR_RETURN(Value * result,
+                      node.emitInferred(OpKind::Where, {mask, picked, fillValue}));
+  if (!(result->type() == out)) {
+    TC_ASSIGN_OR_RETURN(result, expand(node, result, out.shape));
+  }
   return finish(node, result);
 }
 
@@ -772,6 +860,8 @@ constexpr Converter kConverters[] = {
     {"aten.scatter_add.default", importScatter},
     {"aten.scatter_reduce.two", importScatter},
     {"aten.index_put.default", importIndexPut},
+    {"aten._unsafe_masked_index.default", importUnsafeMaskedIndex},
+    {"aten._unsafe_masked_index_put_accumulate.default", importUnsafeMaskedIndexPutAccumulate},
     {"aten.index_copy.default", importIndexCopy},
     {"aten.masked_scatter.default", importMaskedScatter},
     {"aten.index_put_.default", importInplace<importIndexPut>},

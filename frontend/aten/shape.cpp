@@ -471,8 +471,18 @@ Status importMaskedSelect(NodeImport &node) {
   return indexTensor(node, x, std::move(indices), out);
 }
 
-Status indexTensor(NodeImport &node, Value *self, std::vector<Value *> indices,
-                   const ir::TensorType &out) {
+namespace {
+
+/// indexTensor's lowering; `bind`: the last op is the node's output (else a helper value,
+/// returned).
+Expected<Value *> lowerIndex(NodeImport &node, Value *self, std::vector<Value *> indices,
+                             const ir::TensorType &out, bool bind) {
+  auto last = [&](OpKind op, Value *operand, AttrMap attrs) -> Expected<Value *> {
+    if (!bind)
+      return node.emitTemp(op, {operand}, out, std::move(attrs));
+    TC_TRY(emitOne(node, op, {operand}, std::move(attrs)));
+    return nullptr;
+  };
   int64_t rank = self->type().rank();
   if (static_cast<int64_t>(indices.size()) > rank)
     return invalidInput("node '" + node.name() + "' indexes " + std::to_string(indices.size()) +
@@ -489,7 +499,7 @@ Status indexTensor(NodeImport &node, Value *self, std::vector<Value *> indices,
     indexed.push_back(static_cast<int64_t>(d));
   }
   if (indexed.empty())
-    return emitOne(node, OpKind::Copy, {self});
+    return last(OpKind::Copy, self, {});
   bool adjacent = indexed.back() - indexed.front() + 1 == static_cast<int64_t>(indexed.size());
   Value *x = self;
   if (!adjacent) {
@@ -584,8 +594,18 @@ Status indexTensor(NodeImport &node, Value *self, std::vector<Value *> indices,
                            ir::TensorType{x->type().dtype, gathered}, std::move(select));
   AttrMap attrs;
   attrs.set("shape", ir::makeDimsAttr(out.shape));
-  return emitOne(node, OpKind::Reshape, {y}, std::move(attrs));
+  return last(OpKind::Reshape, y, std::move(attrs));
 }
+
+} // namespace
+
+Status indexTensor(NodeImport &node, Value *self, std::vector<Value *> indices,
+                   const ir::TensorType &out) {
+  TC_ASSIGN_OR_RETURN(Value * result, lowerIndex(node, self, std::move(indices), out, true));
+  (void)result;
+  return Status::success();
+}
+
 
 // clang-format off
 constexpr Converter kConverters[] = {
@@ -627,5 +647,10 @@ constexpr Converter kConverters[] = {
 } // namespace
 
 std::span<const Converter> shapeConverters() { return kConverters; }
+
+Expected<Value *> indexedValue(NodeImport &node, Value *self, std::vector<Value *> indices,
+                               const ir::TensorType &out) {
+  return lowerIndex(node, self, std::move(indices), out, false);
+}
 
 } // namespace thunderc::frontend

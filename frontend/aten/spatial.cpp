@@ -127,6 +127,7 @@ Status importAdaptiveAvgPool3d(NodeImport &node) {
 
 /// grid_sampler_2d.default (core ATen) and grid_sampler.default with a 4-d input (training
 /// IR): grid_sample, the interpolation and padding modes given by PyTorch's enum numbers.
+/// grid_sampler.default with a 5-d input is grid_sampler_3d.
 Status importGridSampler(NodeImport &node) {
   static const char *const kModes[] = {"bilinear", "nearest", "bicubic"};
   static const char *const kPaddings[] = {"zeros", "border", "reflection"};
@@ -135,6 +136,15 @@ Status importGridSampler(NodeImport &node) {
   TC_ASSIGN_OR_RETURN(int64_t mode, node.intArg("interpolation_mode"));
   TC_ASSIGN_OR_RETURN(int64_t padding, node.intArg("padding_mode"));
   TC_ASSIGN_OR_RETURN(bool alignCorners, node.boolArg("align_corners"));
+  if (input->type().rank() == 5 && node.schema().name == "grid_sampler") {
+    // A volume: grid_sampler_3d's import (a decomposition), which takes the same arguments.
+    const OpSchema *schema = findOpSchema("aten.grid_sampler_3d.default");
+    ImportFunction volume = findImportFunction("aten.grid_sampler_3d.default");
+    TC_CHECK(schema != nullptr && volume != nullptr, "grid_sampler_3d is not imported");
+    NodeImport renamed = node.withSchema(*schema);
+    TC_TRY(renamed.matchArguments());
+    return volume(renamed);
+  }
   if (input->type().rank() != 4)
     return node.unsupportedFeature("grid sampling of a rank-" +
                                    std::to_string(input->type().rank()) + " input " +

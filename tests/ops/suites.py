@@ -495,6 +495,8 @@ def _reduction_inputs(g):
         "v": _randn(g, 13),
         "empty": _randn(g, 0, 3),
         "wide": _randn(g, 3, 200),  # inner extent > the kernels' 128-element chunk
+        "seglen": torch.tensor([3, 0, 6, 4]),  # segments of v (one empty)
+        "segoff": torch.tensor([[0, 2, 2, 5, 9]] * 6),  # segments of y's rows
     }
 
 
@@ -631,6 +633,21 @@ REDUCTION_CASES: list[tuple[str, CaseFn]] = [
     ("argmin_int_ties", lambda m, t: t.xi.argmin(0)),
     ("argmin_bf16", lambda m, t: t.y.bfloat16().argmin(1)),
     ("argmin_wide_dim0", lambda m, t: t.wide.argmin(0)),
+    # mode: the most frequent value (the smallest on ties) and its last index
+    ("mode_int_values", lambda m, t: t.xi.mode(1)[0]),
+    ("mode_int_indices", lambda m, t: t.xi.mode(0)[1]),
+    ("mode_float_keepdim", lambda m, t: torch.round(t.x * 2).mode(1, keepdim=True)[1]),
+    ("mode_0d", lambda m, t: t.v[3].mode()[1]),
+    # segment_reduce over lengths / offsets, with and without an initial value
+    ("segment_reduce_sum", lambda m, t: torch.segment_reduce(t.v, "sum", lengths=t.seglen)),
+    ("segment_reduce_mean_initial",
+     lambda m, t: torch.segment_reduce(t.v, "mean", lengths=t.seglen, initial=0.5)),
+    ("segment_reduce_max_initial",
+     lambda m, t: torch.segment_reduce(t.v, "max", lengths=t.seglen, initial=-0.25)),
+    ("segment_reduce_min_offsets_axis1",
+     lambda m, t: torch.segment_reduce(t.y, "min", offsets=t.segoff, axis=1, initial=3.0)),
+    ("segment_reduce_prod_offsets_axis1",
+     lambda m, t: torch.segment_reduce(t.y, "prod", offsets=t.segoff, axis=1)),
 ]
 
 
@@ -817,6 +834,9 @@ def _scatter_inputs(g):
         # duplicates along dim 0 for the reductions
         "dup": _randint(g, 0, 4, 5, 6),
         "rows": torch.tensor([3, -1, 0], dtype=torch.int64),
+        # out-of-range indices, which the masked index ops clamp
+        "mi": torch.tensor([[5], [-6], [2], [0]], dtype=torch.int64),
+        "mj": torch.tensor([[7, -1, 3, -9, 0]], dtype=torch.int64),
         "r2": torch.tensor([[0], [2]], dtype=torch.int64),
         "c3": torch.tensor([3, 0, -4], dtype=torch.int64),
     }
@@ -912,6 +932,19 @@ SCATTER_CASES: list[tuple[str, CaseFn]] = [
     ("masked_scatter", lambda m, t: t.y.masked_scatter(t.bo, t.z)),
     ("masked_scatter_broadcast", lambda m, t: t.x.masked_scatter(t.x[0, :, :1] > 0, t.x * 2)),
     ("masked_scatter_int", lambda m, t: t.xi.masked_scatter(t.bo, t.zi)),
+    # masked indexing with clamped indices (inductor's forms; training IR)
+    # (an index may be out of range only where the mask is False: "unsafe")
+    ("unsafe_masked_index", lambda m, t: torch.ops.aten._unsafe_masked_index(
+        t.y, t.bo[:, :5] & (t.mi >= 0) & (t.mi < 4) & (t.mj >= 0) & (t.mj < 6), [t.mi, t.mj],
+        -2.5)),
+    ("unsafe_masked_index_one_dim", lambda m, t: torch.ops.aten._unsafe_masked_index(
+        t.y, t.bo[:, :5] & (t.mj >= 0) & (t.mj < 6), [None, t.mj[0]], 1.5)),
+    ("unsafe_masked_index_put_accumulate",
+     lambda m, t: torch.ops.aten._unsafe_masked_index_put_accumulate(
+         t.y, t.bo[:, :5], [t.mi, t.mj], t.z[:4, :5])),
+    # resize_as_: the same shape, or the first elements of a larger tensor
+    ("resize_as_same", lambda m, t: t.y.clone().resize_as_(t.xi)),
+    ("resize_as_shrink", lambda m, t: (t.x * 2).resize_as_(t.y)),
 ]
 
 
@@ -998,6 +1031,12 @@ FFT_CASES: list[tuple[str, CaseFn]] = [
         t.sig, 16, hop_length=5, normalized=True, onesided=False, return_complex=True))),
     ("unfold_real", lambda m, t: t.sig1.unfold(-1, 10, 7)),
     ("hann_window_symmetric", lambda m, t: torch.hann_window(9, periodic=False) * t.v),
+    # hfft: the Hermitian complex-to-real DFT of the conjugate
+    ("hfft_real", lambda m, t: torch.fft.hfft(t.x7)),
+    ("hfft_complex_n_ortho", lambda m, t: torch.fft.hfft(
+        torch.view_as_complex(t.xc), n=11, dim=1, norm="ortho")),
+    ("hfft2_forward", lambda m, t: torch.fft.hfft2(t.x3, s=(4, 8), norm="forward")),
+    ("hfftn_all_dims", lambda m, t: torch.fft.hfftn(t.x3)),
 ]
 
 
@@ -1031,6 +1070,9 @@ def _nn_inputs(g):
         "m16x70": _randn(g, 16, 70),  # GEMM n > the loop kernel's 64-wide block
         "ia": _randint(g, -4, 5, 3, 5),
         "ib": _randint(g, -4, 5, 5, 4),
+        "lw": _randn(g, 7, 16),  # linear_cross_entropy: 7 classes
+        "lt": torch.tensor([2, 0, 6, 2, 3]),  # class 2 ignored below
+        "cw": _rand(g, 7, low=0.5, high=1.5),
     }
 
 
@@ -1222,6 +1264,19 @@ NN_CASES: list[tuple[str, CaseFn]] = [
     ("sdpa_3d", lambda m, t: F.scaled_dot_product_attention(t.q[0], t.k[0], t.v[0])),
     ("sdpa_fully_masked_row", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v, attn_mask=t.mask_holes)),
     ("sdpa_wide_v", lambda m, t: F.scaled_dot_product_attention(t.q, t.k, t.v70, attn_mask=t.mask_float)),
+    # max_pool2d's gradient (overlapping windows sum into a shared maximum)
+    ("max_pool2d_with_indices_backward", lambda m, t: torch.ops.aten.max_pool2d_with_indices_backward(
+        F.max_pool2d(t.img, 3, stride=2, ceil_mode=True) * 2, t.img, [3, 3], [2, 2], [0, 0],
+        [1, 1], True, F.max_pool2d(t.img, 3, stride=2, ceil_mode=True, return_indices=True)[1])),
+    # linear_cross_entropy's chunked ops (options given)
+    ("linear_cross_entropy_chunked_mean", lambda m, t: F.linear_cross_entropy(
+        t.x2, t.lw, t.lt, linear_bias=t.bias7, weight=t.cw, ignore_index=2,
+        options=nn.LinearCrossEntropyOptions(batch_chunk_size=2))),
+    ("linear_cross_entropy_chunked_sum", lambda m, t: F.linear_cross_entropy(
+        t.x2, t.lw, t.lt, reduction="sum", options=nn.LinearCrossEntropyOptions(batch_chunk_size=3))),
+    ("linear_cross_entropy_chunked_none", lambda m, t: F.linear_cross_entropy(
+        t.x2, t.lw, t.lt, linear_bias=t.bias7, weight=t.cw, reduction="none", ignore_index=2,
+        options=nn.LinearCrossEntropyOptions(batch_chunk_size=2))),
 ]
 
 
@@ -1289,6 +1344,18 @@ RESAMPLE_CASES: list[tuple[str, CaseFn]] = [
     ("avg_pool1d", lambda m, t: F.avg_pool1d(t.seq, 2)),
     ("avg_pool1d_pad_exclude",
      lambda m, t: F.avg_pool1d(t.seq[0], 3, stride=2, padding=1, count_include_pad=False)),
+    # bicubic (upsample_bicubic2d.vec; index arithmetic in core ATen) and antialiased bilinear
+    ("upsample_bicubic_size", lambda m, t: F.interpolate(t.img, size=(7, 9), mode="bicubic")),
+    ("upsample_bicubic_align_down",
+     lambda m, t: F.interpolate(t.img, size=(3, 4), mode="bicubic", align_corners=True)),
+    ("upsample_bicubic_scale",
+     lambda m, t: F.interpolate(t.img, scale_factor=(1.5, 2.3), mode="bicubic")),
+    ("upsample_bilinear_aa_down",
+     lambda m, t: F.interpolate(t.img, size=(3, 4), mode="bilinear", antialias=True)),
+    ("upsample_bilinear_aa_up_align", lambda m, t: F.interpolate(
+        t.img, size=(7, 9), mode="bilinear", antialias=True, align_corners=True)),
+    ("upsample_bilinear_aa_scale", lambda m, t: F.interpolate(
+        t.img, scale_factor=(0.6, 1.7), mode="bilinear", antialias=True)),
 ]
 
 # Both levels; in core ATen these are no longer pad/upsample ops: reflect and replicate
@@ -1728,6 +1795,7 @@ def _spatial3d_inputs(g):
         "img": _randn(g, 2, 3, 6, 7),
         # Grid points mostly inside [-1, 1], some outside (the padding modes).
         "grid": _rand(g, 2, 4, 5, 2, low=-1.3, high=1.3),
+        "grid3": _rand(g, 2, 3, 4, 2, 3, low=-1.3, high=1.3),
         # Multiples of 1/8: with align_corners every sample coordinate of `img` is exact in f16
         # and bf16, so eager's reduced-precision coordinate arithmetic is exact too.
         "grid_q": torch.round(_rand(g, 2, 4, 5, 2, low=-1.3, high=1.3) * 8) / 8,
@@ -1762,6 +1830,14 @@ def _grid_sample_cases():
                 name = f"grid_sample_{mode}_{padding}{'_align' if align else ''}"
                 cases.append((name, lambda m, t, mode=mode, padding=padding, align=align:
                               F.grid_sample(t.img, t.grid, mode=mode, padding_mode=padding,
+                                            align_corners=align)))
+    # 5-D input (grid_sampler_3d): trilinear and nearest
+    for mode in ("bilinear", "nearest"):
+        for padding in ("zeros", "border", "reflection"):
+            for align in (False, True):
+                name = f"grid_sample_3d_{mode}_{padding}{'_align' if align else ''}"
+                cases.append((name, lambda m, t, mode=mode, padding=padding, align=align:
+                              F.grid_sample(t.vol, t.grid3, mode=mode, padding_mode=padding,
                                             align_corners=align)))
     return cases
 

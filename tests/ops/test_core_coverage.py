@@ -28,7 +28,6 @@ EXCLUDED = {
     "aten.avg_pool2d_backward.default": _BACKWARD,
     "aten.convolution_backward.default": _BACKWARD,
     "aten.embedding_dense_backward.default": _BACKWARD,
-    "aten.max_pool2d_with_indices_backward.default": _BACKWARD,
     "aten.native_group_norm_backward.default": _BACKWARD,
     "aten.native_layer_norm_backward.default": _BACKWARD,
     "aten.atan2.out": "an out= variant: torch.export functionalizes `torch.atan2(a, b, out=c)` "
