@@ -50,5 +50,8 @@ std::vector<std::string> genericImportTargets();
 Expected<ir::Value *> nonzeroPositions(NodeImport &node, ir::Value *self, const ir::Dim &count);
 /// Whether `dim` is one symbol alone (a data-dependent count).
 bool isCountSymbol(const ir::Dim &dim);
+/// The attributes of a `random` node: its distribution and the import's next stream, so that
+/// no two random nodes draw the same numbers (aten/random.cpp).
+ir::AttrMap randomAttributes(NodeImport &node, const std::string &distribution);
 
 } // namespace thunderc::frontend

@@ -628,8 +628,12 @@ Status importDecomposed(NodeImport &node) {
   std::string target =
       node.schema().space + "." + node.schema().name + "." + node.schema().overload;
   for (const Entry &entry : kEntries) {
-    if (entry.target != target || entry.alias.empty())
+    if (entry.target != target)
       continue;
+    if (entry.inPlace)
+      return node.importInPlace(runProgram); // later reads of `self` see the result
+    if (entry.alias.empty())
+      break;
     const OpSchema *schema = findOpSchema(entry.alias);
     ImportFunction same = findImportFunction(entry.alias);
     TC_CHECK(schema != nullptr && same != nullptr && same != importDecomposed,
@@ -639,9 +643,6 @@ Status importDecomposed(NodeImport &node) {
     TC_TRY(renamed.matchArguments());
     return same(renamed);
   }
-  for (const Entry &entry : kEntries)
-    if (entry.target == target && entry.inPlace)
-      return node.importInPlace(runProgram); // later reads of `self` see the result
   return runProgram(node);
 }
 

@@ -471,11 +471,9 @@ Expected<Item> Evaluator::call(const Expr &expr) {
       TC_ASSIGN_OR_RETURN(ir::Dim dim, dimOf(d));
       shape.push_back(dim);
     }
-    ir::AttrMap attrs;
-    attrs.set("distribution", std::string(name == "rand" ? "uniform" : "normal"));
-    attrs.set("stream", node_.state().nextRandomStream++);
-    return Item::ofTensor(
-        node_.emitTemp(OpKind::Random, {}, ir::TensorType{*dtype, shape}, std::move(attrs)));
+    return Item::ofTensor(node_.emitTemp(OpKind::Random, {}, ir::TensorType{*dtype, shape},
+                                         randomAttributes(node_, name == "rand" ? "uniform"
+                                                                                : "normal")));
   }
   if (name == "factorial") {
     TC_TRY(need(1));

@@ -480,6 +480,39 @@ Expected<Signal> conjugate(NodeImport &node, Signal signal) {
   return Signal{conj, true};
 }
 
+/// irfftn / hfftn(self, s, dim, norm): complex-to-complex DFTs along all dims but the last
+/// (inverse for irfftn, forward for hfftn, as ATen), then the complex-to-real DFT along the last
+/// to s[-1] or 2 * (its size - 1) points -- of the conjugate for hfftn (the Hermitian form).
+Status complexToRealNd(NodeImport &node, bool hermitian) {
+  const std::string op = hermitian ? "hfftn" : "irfftn";
+  TC_ASSIGN_OR_RETURN(Signal signal, signalArg(node));
+  TC_ASSIGN_OR_RETURN(Normalization normalization, normFromString(node, !hermitian));
+  std::optional<std::vector<int64_t>> sizes;
+  if (!node.isNone("s")) {
+    TC_ASSIGN_OR_RETURN(sizes, node.intList("s"));
+  }
+  TC_ASSIGN_OR_RETURN(Plan plan, planNd(node, signal));
+  if (plan.dims.empty())
+    return invalidInput("node '" + node.name() + "': " + op + " over no dims");
+  int64_t last = sizes && sizes->back() != -1 ? sizes->back() : 2 * (plan.lengths.back() - 1);
+  if (last < 1)
+    return invalidInput("node '" + node.name() + "': invalid number of data points (" +
+                        std::to_string(last) + ")");
+  for (size_t i = 0; i + 1 < plan.dims.size(); ++i) {
+    TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
+                                                {plan.dims[i], DftKind::ComplexToComplex,
+                                                 plan.lengths[i], plan.lengths[i], !hermitian,
+                                                 normalization}));
+  }
+  if (hermitian) {
+    TC_ASSIGN_OR_RETURN(signal, conjugate(node, signal));
+  }
+  TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
+                                              {plan.dims.back(), DftKind::ComplexToReal, last,
+                                               last, true, normalization}));
+  return bindSignal(node, signal);
+}
+
 } // namespace
 
 Status importFftHfft(NodeImport &node) {
@@ -500,34 +533,7 @@ Status importFftHfft(NodeImport &node) {
   return bindSignal(node, signal);
 }
 
-Status importFftHfftn(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(Signal signal, signalArg(node));
-  TC_ASSIGN_OR_RETURN(Normalization normalization, normFromString(node, false));
-  std::optional<std::vector<int64_t>> sizes;
-  if (!node.isNone("s")) {
-    TC_ASSIGN_OR_RETURN(sizes, node.intList("s"));
-  }
-  TC_ASSIGN_OR_RETURN(Plan plan, planNd(node, signal));
-  if (plan.dims.empty())
-    return invalidInput("node '" + node.name() + "': hfftn over no dims");
-  int64_t last = sizes && sizes->back() != -1 ? sizes->back() : 2 * (plan.lengths.back() - 1);
-  if (last < 1)
-    return invalidInput("node '" + node.name() + "': invalid number of data points (" +
-                        std::to_string(last) + ")");
-  // As ATen: forward complex-to-complex DFTs along all dims but the last, the conjugate, then
-  // the Hermitian complex-to-real DFT along the last.
-  for (size_t i = 0; i + 1 < plan.dims.size(); ++i) {
-    TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
-                                                {plan.dims[i], DftKind::ComplexToComplex,
-                                                 plan.lengths[i], plan.lengths[i], false,
-                                                 normalization}));
-  }
-  TC_ASSIGN_OR_RETURN(signal, conjugate(node, signal));
-  TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
-                                              {plan.dims.back(), DftKind::ComplexToReal, last,
-                                               last, true, normalization}));
-  return bindSignal(node, signal);
-}
+Status importFftHfftn(NodeImport &node) { return complexToRealNd(node, true); }
 
 Status importFftFft(NodeImport &node) {
   return importOneDim(node, DftKind::ComplexToComplex, false);
@@ -552,32 +558,7 @@ Status importFftRfftn(NodeImport &node) {
   return bindSignal(node, signal);
 }
 
-Status importFftIrfftn(NodeImport &node) {
-  TC_ASSIGN_OR_RETURN(Signal signal, signalArg(node));
-  TC_ASSIGN_OR_RETURN(Normalization normalization, normFromString(node, true));
-  std::optional<std::vector<int64_t>> sizes;
-  if (!node.isNone("s")) {
-    TC_ASSIGN_OR_RETURN(sizes, node.intList("s"));
-  }
-  TC_ASSIGN_OR_RETURN(Plan plan, planNd(node, signal));
-  if (plan.dims.empty())
-    return invalidInput("node '" + node.name() + "': irfftn over no dims");
-  // The last dim's output size: s[-1], or 2 * (its size - 1).
-  int64_t last = sizes && sizes->back() != -1 ? sizes->back() : 2 * (plan.lengths.back() - 1);
-  if (last < 1)
-    return invalidInput("node '" + node.name() + "': invalid number of data points (" +
-                        std::to_string(last) + ")");
-  for (size_t i = 0; i + 1 < plan.dims.size(); ++i) {
-    TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
-                                                {plan.dims[i], DftKind::ComplexToComplex,
-                                                 plan.lengths[i], plan.lengths[i], true,
-                                                 normalization}));
-  }
-  TC_ASSIGN_OR_RETURN(signal, transformSignal(node, signal,
-                                              {plan.dims.back(), DftKind::ComplexToReal, last,
-                                               last, true, normalization}));
-  return bindSignal(node, signal);
-}
+Status importFftIrfftn(NodeImport &node) { return complexToRealNd(node, false); }
 
 // ---- stft, windows, unfold ----
 

@@ -5,6 +5,15 @@
 #include <string>
 
 namespace thunderc::frontend {
+
+AttrMap randomAttributes(NodeImport &node, const std::string &distribution) {
+  AttrMap attrs;
+  attrs.set("distribution", distribution);
+  // A plain counter: one stream per random node, in import order.
+  attrs.set("stream", node.state().nextRandomStream++);
+  return attrs;
+}
+
 namespace {
 
 /// A random op reads the context's generator: an explicit torch.Generator cannot be honoured.
@@ -13,14 +22,6 @@ Status checkDefaultGenerator(NodeImport &node) {
     return Status::success();
   return node.unsupportedFeature("an explicit torch.Generator (bundles seed their random numbers "
                                  "per context: <name>_context_set_seed)");
-}
-
-AttrMap randomAttributes(NodeImport &node, const std::string &distribution) {
-  AttrMap attrs;
-  attrs.set("distribution", distribution);
-  // A plain counter: one stream per random node, in import order.
-  attrs.set("stream", node.state().nextRandomStream++);
-  return attrs;
 }
 
 Status emitRandom(NodeImport &node, const std::string &distribution) {
