@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "backend_cpu/kernels/tc_kernels_qgemm.h"
 #include "backend_cpu/kernels/tc_kernels_sgemm.h"
 #include "backend_cpu/loop_kernels.h"
 #include "codegen/bundle.h"
 #include "codegen/emit_state.h"
 #include "codegen/template.h"
+#include "ir/op_attributes.h"
 
 namespace thunderc::cpu {
 using namespace codegen;
@@ -52,6 +54,27 @@ GemmWeight gemmWeightUse(const ir::Value &value) {
   return kind;
 }
 
+/// Whether `use` reads its value as the int8 weight of an integer GEMM (linear_wq with a
+/// quantized x, one float scale per output feature, no zeros: tc_kernels_qgemm.h), directly
+/// or inside a fusion's body.
+bool integerGemmWeightUse(const ir::Use &use) {
+  const ir::Node &user = *use.user;
+  if (user.op() == ir::OpKind::Fusion && user.body() != nullptr &&
+      static_cast<size_t>(use.operandIndex) < user.body()->inputs().size()) {
+    const ir::Value &inner = *user.body()->inputs()[static_cast<size_t>(use.operandIndex)];
+    return inner.hasUses() && std::all_of(inner.uses().begin(), inner.uses().end(),
+                                          integerGemmWeightUse);
+  }
+  if (user.op() != ir::OpKind::LinearWq || use.operandIndex != 1 ||
+      !ir::attr::x_scale(user).has_value() || ir::attr::bits(user) != 8 ||
+      ir::attr::has_zeros(user) || user.result()->type().dtype != ir::DType::F32)
+    return false;
+  const ir::TensorType &scales = user.operand(2)->type();
+  const ir::Dim &k = user.operand(0)->type().shape.back();
+  return scales.dtype == ir::DType::F32 && scales.shape[1].isStatic() &&
+         scales.shape[1].value() == 1 && k.isStatic() && k.value() <= tc::qgemm::kMaxDepth;
+}
+
 class CpuBackend final : public TargetBackend {
 public:
   Target target() const override { return Target::Cpu; }
@@ -83,9 +106,29 @@ public:
       const ir::TensorType &type = input->type();
       const ir::InputKind kind = input->inputKind();
       if (kind == ir::InputKind::User || kind == ir::InputKind::State ||
-          names[input->weightName()] != 1 || type.dtype != ir::DType::F32 || type.rank() != 2 ||
-          !type.shape[0].isStatic() || !type.shape[1].isStatic() ||
-          graph.isOutput(input.get()))
+          names[input->weightName()] != 1 || type.rank() != 2 || !type.shape[0].isStatic() ||
+          !type.shape[1].isStatic() || graph.isOutput(input.get()))
+        continue;
+      if (type.dtype == ir::DType::I8 && input->hasUses() &&
+          std::all_of(input->uses().begin(), input->uses().end(), integerGemmWeightUse)) {
+        // An int8 weight [n, k] only integer GEMMs read: their packed panels with column sums.
+        const int64_t n = type.shape[0].value(), k = type.shape[1].value();
+        if (n == 0 || k == 0)
+          continue;
+        StoredWeight weight;
+        weight.shape = {tc::qgemm::packed_bytes(n, k)};
+        weight.dtype = ir::DType::I8;
+        weight.pack = [n, k](const ir::TensorView &view) {
+          ir::HostTensor rows = ir::contiguousCopy(view);
+          std::vector<uint8_t> bytes(static_cast<size_t>(tc::qgemm::packed_bytes(n, k)));
+          tc::qgemm::pack(n, k, reinterpret_cast<const int8_t *>(rows.bytes.data()), k,
+                          reinterpret_cast<int8_t *>(bytes.data()));
+          return bytes;
+        };
+        stored.emplace(input->weightName(), std::move(weight));
+        continue;
+      }
+      if (type.dtype != ir::DType::F32)
         continue;
       const GemmWeight use = gemmWeightUse(*input);
       if (use == GemmWeight::None)

@@ -61,6 +61,20 @@ Status emitLinearWq(const ir::Node &node, EmitState &state) {
   std::string zeros = hasZeros ? state.ptr(node.operand(3)) : "nullptr";
   std::string bias =
       node.numOperands() > biasIndex ? state.ptr(node.operand(biasIndex)) : "nullptr";
+  if (const std::optional<double> xScale = ir::attr::x_scale(node)) {
+    // A statically quantized x: the integer GEMM, on a weight stored pre-packed where the
+    // CPU target packed it (cpu_backend.cpp's storedWeights).
+    const bool packed = !state.onDevice() && state.isPackedWeight(state.ptr(q));
+    state.callLibrary("linear_wq_qx<" + ctype(x) + ", " + ctype(q) + ", " + ctype(scales) +
+                      ">(" + productRange(xShape, 0, xShape.size() - 1) + ", " +
+                      dimExpr(q->type().shape[0]) + ", " + dimExpr(xShape.back()) + ", " +
+                      dimExpr(scales->type().shape[1]) + ", " + state.ptr(x) + ", " +
+                      doubleLiteral(*xScale) + ", " +
+                      std::to_string(ir::attr::x_zero(node).value_or(0)) + ", " +
+                      state.ptr(q) + ", " + state.ptr(scales) + ", " + zeros + ", " + bias +
+                      ", " + state.ptr(node.result()) + (packed ? ", true" : "") + ")");
+    return Status::success();
+  }
   state.callLibrary("linear_wq<" + ctype(x) + ", " + ctype(q) + ", " + ctype(scales) + ">(" +
                     productRange(xShape, 0, xShape.size() - 1) + ", " +
                     dimExpr(q->type().shape[0]) + ", " + dimExpr(xShape.back()) + ", " +

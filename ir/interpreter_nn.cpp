@@ -219,9 +219,19 @@ Status linear(OpCall &call) {
 }
 
 /// linear_wq: the weight dequantized element by element as PyTorch does before its GEMM,
-/// (q - zero) * scale rounded to the scales' dtype, then exact dot products in double.
+/// (q - zero) * scale rounded to the scales' dtype, then exact dot products in double. An
+/// integer x (x_scale, x_zero) is dequantized first as (x - x_zero) * x_scale in float32.
 Status linearWq(OpCall &call) {
-  const Tensor &input = call.operand(0);
+  const Tensor *inputPtr = &call.operand(0);
+  Tensor dequantizedInput;
+  if (const std::optional<double> xScale = attr::x_scale(call.attrs())) {
+    const auto zero = static_cast<double>(attr::x_zero(call.attrs()).value_or(0));
+    const auto scale = static_cast<float>(*xScale);
+    dequantizedInput = *inputPtr;
+    for (double &value : dequantizedInput.data)
+      value = static_cast<double>(static_cast<float>(value - zero) * scale);
+  }
+  const Tensor &input = attr::x_scale(call.attrs()) ? dequantizedInput : *inputPtr;
   const Tensor &q = call.operand(1);
   const Tensor &scales = call.operand(2);
   const bool hasZeros = attr::has_zeros(call.attrs());

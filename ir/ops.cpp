@@ -35,7 +35,7 @@ uint32_t impliedTraits(OpFamily family, DTypeRule rule) {
 OpInfo makeInfo(OpKind kind, std::string_view name, OpFamily family, int minOperands,
                 int maxOperands, int numResults, uint32_t traits, DTypeRule rule,
                 std::string_view scalarExpression, std::string_view atenOverloads,
-                uint64_t attributeMask) {
+                AttrMask attributeMask) {
   OpInfo info{kind,
               name,
               family,
@@ -66,11 +66,11 @@ OpInfo makeInfo(OpKind kind, std::string_view name, OpFamily family, int minOper
 std::array<OpInfo, kNumOps> buildTable() {
   return {{
 // The attributes column expands to `| bit | bit`: no commas, so TC_UNARY can pass it on.
-#define TC_A(accessor) | (uint64_t{1} << static_cast<unsigned>(AttrId::accessor))
+#define TC_A(accessor) | AttrMask::of(AttrId::accessor)
 #define TC_OP(Enum, name, family, minOperands, maxOperands, numResults, traits, dtypeRule,       \
               scalarExpression, atenOverloads, attributes)                                       \
   makeInfo(OpKind::Enum, name, OpFamily::family, minOperands, maxOperands, numResults, traits,   \
-           DTypeRule::dtypeRule, scalarExpression, atenOverloads, uint64_t{0} attributes),
+           DTypeRule::dtypeRule, scalarExpression, atenOverloads, AttrMask{} attributes),
 #include "ir/ops.def"
   }};
 }

@@ -64,7 +64,25 @@ inline constexpr int kNumAttrs = 0
 #define TC_ATTR(accessor, key, type, presence) +1
 #include "ir/ops.def"
     ;
-static_assert(kNumAttrs <= 64, "OpInfo::attributeMask holds one bit per attribute");
+static_assert(kNumAttrs <= 128, "OpInfo::attributeMask holds one bit per attribute");
+
+/// A set of AttrIds, one bit each: what an op of ir/ops.def declares.
+struct AttrMask {
+  uint64_t low = 0;  ///< AttrIds 0..63
+  uint64_t high = 0; ///< AttrIds 64..127
+
+  static constexpr AttrMask of(AttrId id) {
+    const auto bit = static_cast<unsigned>(id);
+    return bit < 64 ? AttrMask{uint64_t{1} << bit, 0} : AttrMask{0, uint64_t{1} << (bit - 64)};
+  }
+  constexpr AttrMask operator|(AttrMask other) const {
+    return {low | other.low, high | other.high};
+  }
+  constexpr bool has(AttrId id) const {
+    const auto bit = static_cast<unsigned>(id);
+    return bit < 64 ? ((low >> bit) & 1u) != 0 : ((high >> (bit - 64)) & 1u) != 0;
+  }
+};
 
 /// The family of every op, for compile-time checks (opInfo(kind).family at run time).
 inline constexpr OpFamily kOpFamilies[] = {
@@ -103,9 +121,9 @@ struct OpInfo {
   std::string_view scalarExpression; ///< empty: none, or built by the backend
   std::string_view atenOverloads;    ///< space-separated "<op>.<overload>" names
   std::vector<AttrSpec> attributes;  ///< sorted by name
-  uint64_t attributeMask;            ///< bit AttrId of each declared attribute
+  AttrMask attributeMask;            ///< bit AttrId of each declared attribute
 
-  bool declares(AttrId id) const { return (attributeMask >> static_cast<unsigned>(id)) & 1u; }
+  bool declares(AttrId id) const { return attributeMask.has(id); }
 };
 
 const OpInfo &opInfo(OpKind kind);

@@ -505,6 +505,9 @@ void checkDTypeRule(OpKind op, const TypeList &operands, const AttrMap &attrs,
   DTypeRule rule = opInfo(op).dtypeRule;
   if (rule == DTypeRule::Declared)
     return;
+  // linear_wq's integer x (x_scale): a quantized activation; the result has the scales' dtype.
+  if (op == OpKind::LinearWq && attr::x_scale(attrs).has_value())
+    return;
   // where's operand 0 is its bool condition; its result has the branches' dtype.
   const TensorType &operand = operands.at(opInfo(op).family == OpFamily::Ternary ? 1 : 0);
   TC_CHECK(rule != DTypeRule::Floating || isFloatingPoint(operand.dtype),

@@ -3,6 +3,8 @@
 // dtype (the importer inserts casts); index operands are i32 or i64.
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <optional>
 
 #include "ir/shape_inference.h"
 #include "ir/shape_inference_internal.h"
@@ -219,7 +221,27 @@ Expected<TensorType> inferLinearWq(const TypeList &operands, const AttrMap &attr
   const TensorType &scales = operands[2];
   const int64_t bits = attr::bits(attrs);
   const bool hasZeros = attr::has_zeros(attrs);
-  TC_TRY(requireFloating(op, x));
+  const std::optional<double> xScale = attr::x_scale(attrs);
+  const std::optional<int64_t> xZero = attr::x_zero(attrs);
+  if (xScale.has_value() != xZero.has_value())
+    return invalidInput("linear_wq needs both x_scale and x_zero or neither");
+  const bool quantizedX = xScale.has_value();
+  if (quantizedX) {
+    if (x.dtype != DType::U8 && x.dtype != DType::I8)
+      return invalidInput("linear_wq with x_scale needs a u8 or i8 input, got " + x.str());
+    if (!(*xScale > 0.0) || !std::isfinite(*xScale))
+      return invalidInput("linear_wq x_scale must be positive and finite, got " +
+                          std::to_string(*xScale));
+    const int64_t low = x.dtype == DType::U8 ? 0 : -128;
+    if (*xZero < low || *xZero > low + 255)
+      return invalidInput("linear_wq x_zero " + std::to_string(*xZero) + " is outside " +
+                          std::string(dtypeName(x.dtype)) + "'s range [" +
+                          std::to_string(low) + ", " + std::to_string(low + 255) + "]");
+    if (attr::dynamic_act(attrs).value_or(false))
+      return invalidInput("linear_wq takes dynamic_act or x_scale, not both");
+  } else {
+    TC_TRY(requireFloating(op, x));
+  }
   TC_TRY(requireRank(op, "input", x, 1, -1));
   TC_TRY(requireRank(op, "quantized weight", q, 2, 2));
   TC_TRY(requireRank(op, "scales", scales, 2, 2));
@@ -262,15 +284,16 @@ Expected<TensorType> inferLinearWq(const TypeList &operands, const AttrMap &attr
                         "32 inputs (" + x.str() + ", scales " + scales.str() + ")");
   Shape shape = leadingDims(x.shape, 1);
   shape.push_back(n);
-  TensorType result{x.dtype, std::move(shape)};
+  const DType resultDType = quantizedX ? scales.dtype : x.dtype;
+  TensorType result{resultDType, std::move(shape)};
   size_t biasIndex = hasZeros ? 4 : 3;
   if (operands.size() > biasIndex + 1)
     return invalidInput("linear_wq has " + std::to_string(operands.size()) + " operands");
   if (operands.size() == biasIndex + 1) {
     const TensorType &bias = operands[biasIndex];
-    if (bias.dtype != x.dtype || bias.rank() != 1 || !mayBeEqual(bias.shape[0], n))
+    if (bias.dtype != resultDType || bias.rank() != 1 || !mayBeEqual(bias.shape[0], n))
       return invalidInput("linear_wq bias " + bias.str() + " is not " +
-                          std::string(dtypeName(x.dtype)) + "[" + n.str() + "]");
+                          std::string(dtypeName(resultDType)) + "[" + n.str() + "]");
   }
   return result;
 }

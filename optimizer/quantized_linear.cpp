@@ -158,6 +158,8 @@ public:
       return scaledAfterGemm(node);
     case OpKind::Add:
       return biasAfter(node);
+    case OpKind::LinearWq:
+      return quantizedInput(node);
     default:
       return std::nullopt;
     }
@@ -356,6 +358,79 @@ private:
     return std::nullopt;
   }
 
+  /// The value of a one-element floating constant (an operand-less full) under views.
+  static std::optional<double> scalarConstant(Value *value) {
+    value = skipNoOps(value);
+    const Node *producer = value->producer();
+    while (producer != nullptr && isReshapeLike(producer->op())) {
+      value = producer->operand(0);
+      producer = value->producer();
+    }
+    if (producer == nullptr || producer->op() != OpKind::Full || producer->numOperands() != 0 ||
+        !ir::isFloatingPoint(value->type().dtype))
+      return std::nullopt;
+    for (const ir::Dim &dim : value->type().shape)
+      if (!dim.isStatic() || dim.value() != 1)
+        return std::nullopt;
+    return ir::interp::roundToDType(ir::attr::value(*producer), value->type().dtype);
+  }
+
+  // linear_wq(mul(sub(cast(xq), zero), scale), ...) or linear_wq(mul(cast(xq), scale), ...)
+  // with xq u8 or i8 and one-value constant zero point and scale (PT2E's dequantize_per_tensor
+  // of a statically quantized activation) -> linear_wq(xq, ...) {x_scale, x_zero}.
+  std::optional<std::string> quantizedInput(Node *linear) {
+    if (ir::attr::x_scale(*linear) || ir::attr::dynamic_act(*linear).value_or(false))
+      return std::nullopt;
+    Node *mul = skipNoOps(linear->operand(0))->producer();
+    if (mul == nullptr || mul->op() != OpKind::Mul ||
+        mul->result()->type().shape != linear->operand(0)->type().shape)
+      return std::nullopt;
+    for (int side = 0; side < 2; ++side) {
+      std::optional<double> scale = scalarConstant(mul->operand(1 - side));
+      Value *shifted = skipNoOps(mul->operand(side));
+      if (!scale || !(*scale > 0.0) || !std::isfinite(*scale) ||
+          shifted->type().shape != mul->result()->type().shape)
+        continue;
+      double zero = 0.0;
+      Value *widened = shifted;
+      if (Node *sub = shifted->producer(); sub != nullptr && sub->op() == OpKind::Sub) {
+        std::optional<double> subtracted = scalarConstant(sub->operand(1));
+        if (!subtracted)
+          continue;
+        zero = *subtracted;
+        widened = skipNoOps(sub->operand(0));
+      }
+      Node *cast = widened->producer();
+      if (cast == nullptr || cast->op() != OpKind::Cast ||
+          widened->type().dtype != mul->result()->type().dtype ||
+          widened->type().shape != mul->result()->type().shape)
+        continue;
+      Value *xq = cast->operand(0);
+      const DType xType = xq->type().dtype;
+      const double low = xType == DType::U8 ? 0.0 : -128.0;
+      if ((xType != DType::U8 && xType != DType::I8) || zero != std::nearbyint(zero) ||
+          zero < low || zero > low + 255.0)
+        continue;
+      std::vector<Value *> operands = linear->operands();
+      operands[0] = xq;
+      ir::AttrMap attrs = linear->attrs();
+      attrs.set("x_scale", *scale);
+      attrs.set("x_zero", static_cast<int64_t>(zero));
+      std::vector<ir::TensorType> operandTypes;
+      for (const Value *operand : operands)
+        operandTypes.push_back(operand->type());
+      std::vector<ir::TensorType> declared{linear->result()->type()};
+      auto inferred = ir::inferResultTypes(OpKind::LinearWq, operandTypes, attrs, declared);
+      if (!inferred.ok() || inferred.value() != declared)
+        continue;
+      Node *replacement = graph_.insertNodeBefore(linear, OpKind::LinearWq, std::move(operands),
+                                                  declared, std::move(attrs));
+      replaceNode(graph_, linear, replacement);
+      return "quantized-input";
+    }
+    return std::nullopt;
+  }
+
   ir::Graph &graph_;
 };
 
@@ -464,11 +539,38 @@ public:
     return true;
   }
 
-  /// (2): an int8 linear_wq whose weight values all fit 4 bits gets the packed layout.
+  /// (3): zero points that are all zero (PT2E's symmetric weights) are dropped, so that the
+  /// kernels skip them (the integer GEMM of a quantized x needs none). Returns the node that
+  /// replaces `linear`, or `linear`.
+  Expected<Node *> dropZeroZeros(Node *linear) {
+    if (!ir::attr::has_zeros(*linear))
+      return linear;
+    Value *zeros = linear->operand(3);
+    if (!isWeightInput(zeros))
+      return linear;
+    TC_ASSIGN_OR_RETURN(std::optional<std::vector<double>> values,
+                        weightValues(graph_, context_, *zeros));
+    if (!values || std::any_of(values->begin(), values->end(), [](double v) { return v != 0; }))
+      return linear;
+    std::vector<Value *> operands = linear->operands();
+    operands.erase(operands.begin() + 3);
+    ir::AttrMap attrs = linear->attrs();
+    attrs.set("has_zeros", false);
+    Node *replacement = graph_.insertNodeBefore(linear, OpKind::LinearWq, std::move(operands),
+                                                {linear->result()->type()}, std::move(attrs));
+    replaceNode(graph_, linear, replacement);
+    dropIfUnused(zeros);
+    ++zerosDropped_;
+    return replacement;
+  }
+
+  /// (2): an int8 linear_wq whose weight values all fit 4 bits gets the packed layout (not
+  /// one with a quantized x: its integer GEMM reads int8 weights).
   Expected<bool> pack(Node *linear) {
     Value *q = linear->operand(1);
     std::optional<std::vector<int64_t>> dims = staticShape(q);
-    if (ir::attr::bits(*linear) != 8 || !isWeightInput(q) || !dims || (*dims)[1] % 32 != 0)
+    if (ir::attr::bits(*linear) != 8 || ir::attr::x_scale(*linear) || !isWeightInput(q) ||
+        !dims || (*dims)[1] % 32 != 0)
       return false;
     TC_ASSIGN_OR_RETURN(std::optional<std::vector<double>> values,
                         weightValues(graph_, context_, *q));
@@ -504,6 +606,8 @@ public:
       context_.statistics["quantize-weights.packed"] += packed_;
     if (quantized_ + packed_ > 0)
       context_.statistics["quantize-weights.bytes-saved"] += bytesSaved_;
+    if (zerosDropped_ > 0)
+      context_.statistics["quantize-weights.zeros-dropped"] += zerosDropped_;
   }
 
 private:
@@ -530,6 +634,7 @@ private:
   std::set<const Node *> dynamic_; ///< int4 layers whose activations get quantized too
   int64_t quantized_ = 0;
   int64_t packed_ = 0;
+  int64_t zerosDropped_ = 0;
   int64_t bytesSaved_ = 0;
 };
 
@@ -549,11 +654,16 @@ public:
         changed |= done;
       }
     }
+    nodes.clear();
     for (const auto &node : graph.nodes())
-      if (node->op() == OpKind::LinearWq) {
-        TC_ASSIGN_OR_RETURN(bool done, quantizer.pack(node.get()));
-        changed |= done;
-      }
+      if (node->op() == OpKind::LinearWq)
+        nodes.push_back(node.get());
+    for (Node *node : nodes) {
+      TC_ASSIGN_OR_RETURN(Node * linear, quantizer.dropZeroZeros(node));
+      changed |= linear != node;
+      TC_ASSIGN_OR_RETURN(bool done, quantizer.pack(linear));
+      changed |= done;
+    }
     quantizer.addStatistics();
     return changed;
   }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tc_kernels_linalg.h"
+#include "tc_kernels_qgemm.h"
 #include "tc_math.h"
 #include "tc_parallel.h"
 
@@ -657,6 +658,52 @@ void linear_wq(int64_t rows, int64_t n, int64_t k, int64_t groups, const T *x, c
         value += cast<float>(bias[j]);
       out[r * n + j] = cast<T>(value);
     }
+}
+
+/// linear_wq {x_scale, x_zero}: x [rows, k] u8 or i8 is a statically quantized activation
+/// standing for (x - x_zero) * x_scale; out and bias have the scales' type S. An int8 weight
+/// with one float scale per output feature and no zeros runs the integer GEMM
+/// (tc_kernels_qgemm.h; q_packed: q is already in its packed layout, as thunderc stores a
+/// weight only such layers read); anything else dequantizes x to float and runs linear_wq.
+template <typename X, typename Q, typename S>
+void linear_wq_qx(int64_t rows, int64_t n, int64_t k, int64_t groups, const X *x,
+                  double x_scale, int64_t x_zero, const Q *q, const S *scales, const S *zeros,
+                  const S *bias, S *out, bool q_packed = false) {
+  static_assert(std::is_same<X, uint8_t>::value || std::is_same<X, int8_t>::value,
+                "a quantized activation is uint8_t or int8_t");
+  if (rows <= 0 || n <= 0)
+    return;
+  if constexpr (std::is_same<Q, int8_t>::value && std::is_same<S, float>::value) {
+    if (q_packed || (groups == 1 && zeros == nullptr && k <= qgemm::kMaxDepth)) {
+      std::vector<int8_t> packing;
+      const int8_t *packed = q;
+      if (!q_packed) {
+        packing.resize(static_cast<size_t>(qgemm::packed_bytes(n, k)));
+        tc::parallel_for(qgemm::panels_of(n), 1, [&](int64_t begin, int64_t end) {
+          qgemm::pack_panels(n, k, q, k, begin, end, packing.data());
+        });
+        packed = packing.data();
+      }
+      qgemm::linear(qgemm::best_kernel(), rows, n, k, x, static_cast<float>(x_scale),
+                    static_cast<int32_t>(x_zero), packed, scales, bias, out);
+      return;
+    }
+  }
+  // (x - x_zero) * x_scale in float32, as PT2E's dequantize_per_tensor, then the float path.
+  const auto scale = static_cast<float>(x_scale);
+  std::vector<float> xf(static_cast<size_t>(rows * k));
+  for (int64_t i = 0; i < rows * k; ++i)
+    xf[static_cast<size_t>(i)] = static_cast<float>(static_cast<int64_t>(x[i]) - x_zero) * scale;
+  std::vector<float> bf, of(static_cast<size_t>(rows * n));
+  if (bias != nullptr) {
+    bf.resize(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j)
+      bf[static_cast<size_t>(j)] = cast<float>(bias[j]);
+  }
+  linear_wq<float, Q, S>(rows, n, k, groups, xf.data(), q, scales, zeros,
+                         bias != nullptr ? bf.data() : nullptr, of.data());
+  for (int64_t i = 0; i < rows * n; ++i)
+    out[i] = cast<S>(of[static_cast<size_t>(i)]);
 }
 
 } // namespace tc

@@ -123,12 +123,14 @@ __global__ void __launch_bounds__(kThreads)
 /// over the weight row's bytes (one int8 element, or a packed int4 byte = elements 32b + l and
 /// 32b + 16 + l), dequantize in registers as (q - z) * s and sum x * w in float; a shuffle
 /// reduction gives the dot product, lane 0 adds the bias.
-template <typename T, typename Q, typename S>
+/// An integer X is a statically quantized x: (x - x_zero) * x_scale in float32.
+template <typename X, typename T, typename Q, typename S>
 __global__ void __launch_bounds__(kThreads)
     linear_wq_kernel(int64_t rows, int64_t n, int64_t k, int64_t groups,
-                     const T *__restrict__ x, const Q *__restrict__ q,
+                     const X *__restrict__ x, const Q *__restrict__ q,
                      const S *__restrict__ scales, const S *__restrict__ zeros,
-                     const T *__restrict__ bias, T *__restrict__ out, bool dynamic_act) {
+                     const T *__restrict__ bias, T *__restrict__ out, bool dynamic_act,
+                     float x_scale, int x_zero) {
   constexpr bool kPacked = std::is_same<Q, uint8_t>::value;
   const int lane = static_cast<int>(tc::cuda::global_thread() % 32);
   const int64_t group_size = k / groups;
@@ -137,8 +139,14 @@ __global__ void __launch_bounds__(kThreads)
        warp += tc::cuda::grid_threads() / 32) {
     const int64_t r = warp / n;
     const int64_t j = warp % n;
-    const T *xr = x + r * k;
+    const X *xr = x + r * k;
     const Q *row = q + j * bytes;
+    auto input = [&](int64_t p) {
+      if constexpr (std::is_integral<X>::value)
+        return (static_cast<float>(static_cast<int>(ldg(xr + p)) - x_zero)) * x_scale;
+      else
+        return tc::cast<float>(ldg(xr + p));
+    };
     float sum = 0.f;
     if (kPacked && dynamic_act) {
       // Each half-warp holds one 32-input block (two inputs per lane): its max |x| and its
@@ -147,8 +155,8 @@ __global__ void __launch_bounds__(kThreads)
         const int64_t i = base + lane;
         const bool valid = i < bytes;
         const int64_t p = (i / 16) * 32 + i % 16;
-        const float x0 = valid ? tc::cast<float>(ldg(xr + p)) : 0.f;
-        const float x1 = valid ? tc::cast<float>(ldg(xr + p + 16)) : 0.f;
+        const float x0 = valid ? input(p) : 0.f;
+        const float x1 = valid ? input(p + 16) : 0.f;
         float amax = fmaxf(fabsf(x0), fabsf(x1));
         for (int mask = 8; mask > 0; mask /= 2)
           amax = fmaxf(amax, shuffle_xor(amax, mask));
@@ -174,13 +182,13 @@ __global__ void __launch_bounds__(kThreads)
           const float zero = zeros != nullptr ? tc::cast<float>(ldg(zeros + g)) : 0.f;
           const float w = (static_cast<float>(((value >> (4 * half)) & 15) - 8) - zero) *
                           tc::cast<float>(ldg(scales + g));
-          sum += tc::cast<float>(ldg(xr + e)) * w;
+          sum += input(e) * w;
         }
       } else {
         const int64_t g = j * groups + i / group_size;
         const float zero = zeros != nullptr ? tc::cast<float>(ldg(zeros + g)) : 0.f;
         const float w = (static_cast<float>(value) - zero) * tc::cast<float>(ldg(scales + g));
-        sum += tc::cast<float>(ldg(xr + i)) * w;
+        sum += input(i) * w;
       }
     }
     for (int mask = 16; mask > 0; mask /= 2)
@@ -365,8 +373,25 @@ result linear_wq(const exec &ex, int64_t rows, int64_t n, int64_t k, int64_t gro
   if (rows <= 0 || n <= 0)
     return result{};
   TC_LAUNCH(detail::blocks_for(rows * n * 32), detail::kThreads, 0, ex.stream,
-            detail::linear_wq_kernel<T, Q, S>)
-  (rows, n, k, groups, x, q, scales, zeros, bias, out, dynamic_act);
+            detail::linear_wq_kernel<T, T, Q, S>)
+  (rows, n, k, groups, x, q, scales, zeros, bias, out, dynamic_act, 1.f, 0);
+  return detail::launched();
+}
+
+/// tc::linear_wq_qx: x [rows, k] u8 or i8 standing for (x - x_zero) * x_scale (PT2E's static
+/// activation quantization); out and bias have the scales' type. q_packed is the CPU's layout
+/// only: CUDA bundles store weights row-major.
+template <typename X, typename Q, typename S>
+result linear_wq_qx(const exec &ex, int64_t rows, int64_t n, int64_t k, int64_t groups,
+                    const X *x, double x_scale, int64_t x_zero, const Q *q, const S *scales,
+                    const S *zeros, const S *bias, S *out, bool q_packed = false) {
+  (void)q_packed;
+  if (rows <= 0 || n <= 0)
+    return result{};
+  TC_LAUNCH(detail::blocks_for(rows * n * 32), detail::kThreads, 0, ex.stream,
+            detail::linear_wq_kernel<X, S, Q, S>)
+  (rows, n, k, groups, x, q, scales, zeros, bias, out, false, static_cast<float>(x_scale),
+   static_cast<int>(x_zero));
   return detail::launched();
 }
 

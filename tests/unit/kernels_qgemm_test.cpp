@@ -1,0 +1,192 @@
+// Tests of the integer GEMM of statically quantized linear layers
+// (backend_cpu/kernels/tc_kernels_qgemm.h) and of tc::linear_wq_qx (tc_kernels_quant.h) against
+// the reference interpreter's linear_wq {x_scale, x_zero}: u8 and i8 activations with zero
+// points at both ends of their ranges, every row tail of the 12-row blocks, column tails of the
+// 32-wide panels, inner dims that are not a multiple of 4, with and without bias -- on every
+// kernel this CPU has (portable, AVX-512 VNNI), each called directly. The integer sums are
+// exact, so the kernels must agree with each other bit for bit.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernels_test_util.h"
+
+using namespace kernels_test;
+
+namespace {
+
+struct QgemmCase {
+  int64_t rows, n, k;
+  bool signed_x;
+  int64_t zero;
+  bool bias;
+};
+
+const std::vector<QgemmCase> kCases = {
+    {1, 1, 1, false, 0, false},     {1, 37, 5, false, 255, true},  {3, 32, 64, true, -128, false},
+    {12, 33, 70, false, 133, true}, {13, 64, 3, true, 127, true},  {25, 95, 130, true, 5, false},
+    {7, 200, 257, false, 77, true}, {40, 31, 768, false, 128, true},
+};
+
+std::string describe(const QgemmCase &c) {
+  return "rows " + std::to_string(c.rows) + " n " + std::to_string(c.n) + " k " +
+         std::to_string(c.k) + (c.signed_x ? " i8" : " u8") + " zero " +
+         std::to_string(c.zero) + (c.bias ? " bias" : "");
+}
+
+struct Operands {
+  HostTensor x, q, scales, bias;
+  std::vector<HostTensor> all;
+  AttrMap attrs;
+  double x_scale = 0.0173;
+};
+
+std::vector<double> integers(int64_t count, uint64_t seed, double low, double high) {
+  std::vector<double> values = randomValues(count, seed, low, high);
+  for (double &value : values)
+    value = std::floor(value);
+  return values;
+}
+
+Operands operandsOf(const QgemmCase &c) {
+  Operands o;
+  const double low = c.signed_x ? -128.0 : 0.0;
+  o.x = makeTensor(c.signed_x ? DType::I8 : DType::U8, {c.rows, c.k},
+                   integers(c.rows * c.k, 81, low, low + 256.0));
+  o.q = makeTensor(DType::I8, {c.n, c.k}, integers(c.n * c.k, 82, -128.0, 128.0));
+  o.scales = randomTensor(DType::F32, {c.n, 1}, 83, 0.001, 0.05);
+  o.bias = randomTensor(DType::F32, {c.n}, 84);
+  o.all = {o.x, o.q, o.scales};
+  if (c.bias)
+    o.all.push_back(o.bias);
+  o.attrs.set("bits", int64_t(8));
+  o.attrs.set("has_zeros", false);
+  o.attrs.set("x_scale", o.x_scale);
+  o.attrs.set("x_zero", c.zero);
+  return o;
+}
+
+/// The kernel's result for `c` through tc::qgemm::linear with `kernel`.
+template <typename X>
+std::vector<float> run(const QgemmCase &c, const Operands &o, tc::qgemm::Kernel kernel) {
+  std::vector<X> x = typedOf<X>(o.x);
+  std::vector<int8_t> q = typedOf<int8_t>(o.q);
+  std::vector<float> scales = typedOf<float>(o.scales);
+  std::vector<float> bias = typedOf<float>(o.bias);
+  std::vector<int8_t> packed(static_cast<size_t>(tc::qgemm::packed_bytes(c.n, c.k)), 99);
+  tc::qgemm::pack(c.n, c.k, q.data(), c.k, packed.data());
+  std::vector<float> out(static_cast<size_t>(c.rows * c.n), std::nanf(""));
+  tc::qgemm::linear(kernel, c.rows, c.n, c.k, x.data(), static_cast<float>(o.x_scale),
+                    static_cast<int32_t>(c.zero), packed.data(), scales.data(),
+                    c.bias ? bias.data() : nullptr, out.data());
+  return out;
+}
+
+std::vector<float> runCase(const QgemmCase &c, const Operands &o, tc::qgemm::Kernel kernel) {
+  return c.signed_x ? run<int8_t>(c, o, kernel) : run<uint8_t>(c, o, kernel);
+}
+
+// Float rounding of the scaled exact sum against the interpreter's float products summed in
+// double: k products of up to 255 * 128 * 0.05 * 0.0173 each, so 1e-5 relative.
+constexpr double kTolerance = 1e-5;
+
+} // namespace
+
+TEST_CASE("kernels: the packed int8 weight holds 4-byte groups per column and column sums") {
+  const int64_t n = 35, k = 6;
+  std::vector<int8_t> q(static_cast<size_t>(n * k));
+  for (size_t i = 0; i < q.size(); ++i)
+    q[i] = static_cast<int8_t>(static_cast<int64_t>(i % 251) - 125);
+  std::vector<int8_t> packed(static_cast<size_t>(tc::qgemm::packed_bytes(n, k)), 99);
+  tc::qgemm::pack(n, k, q.data(), k, packed.data());
+  CHECK(tc::qgemm::panels_of(n) == 2);
+  CHECK(tc::qgemm::groups_of(k) == 2);
+  CHECK(packed.size() == size_t(2 * (2 * 128 + 128)));
+  const int64_t panel_bytes = tc::qgemm::panel_bytes(k);
+  for (int64_t j = 0; j < 64; ++j) {
+    const int8_t *panel = packed.data() + (j / 32) * panel_bytes;
+    int32_t sum = 0;
+    for (int64_t p = 0; p < 8; ++p) {
+      const int8_t want = j < n && p < k ? q[static_cast<size_t>(j * k + p)] : int8_t{0};
+      CHECK(panel[(p / 4) * 128 + (j % 32) * 4 + p % 4] == want);
+      sum += want;
+    }
+    int32_t stored;
+    std::memcpy(&stored, panel + 2 * 128 + (j % 32) * 4, sizeof stored);
+    CHECK(stored == sum);
+  }
+}
+
+TEST_CASE("kernels: the integer GEMM matches the interpreter on every kernel") {
+  using tc::qgemm::Kernel;
+  if (!tc::qgemm::kernel_available(Kernel::vnni))
+    MESSAGE("this CPU has no AVX-512 VNNI; only the portable kernel is run");
+  for (const QgemmCase &c : kCases) {
+    Operands o = operandsOf(c);
+    std::vector<double> expected = interpretOp(OpKind::LinearWq, o.all, o.attrs);
+    INFO(describe(c));
+    std::vector<float> portable = runCase(c, o, Kernel::portable);
+    checkValues(doublesOf(portable), expected, kTolerance);
+    if (tc::qgemm::kernel_available(Kernel::vnni)) {
+      std::vector<float> vnni = runCase(c, o, Kernel::vnni);
+      // Exact integer sums, one rounding in the epilogue: the same bits.
+      CHECK(std::memcmp(vnni.data(), portable.data(), vnni.size() * sizeof(float)) == 0);
+    }
+  }
+}
+
+TEST_CASE("kernels: the integer GEMM runs on the model's threads") {
+  const QgemmCase c{30, 100, 96, false, 9, true};
+  Operands o = operandsOf(c);
+  std::vector<double> expected = interpretOp(OpKind::LinearWq, o.all, o.attrs);
+  tc_pool *pool = nullptr;
+  tc_error err{};
+  REQUIRE(tc_pool_create(2, &pool, &err) == TC_OK);
+  {
+    tc::PoolScope scope(pool);
+    std::vector<float> out = runCase(c, o, tc::qgemm::best_kernel());
+    checkValues(doublesOf(out), expected, kTolerance);
+  }
+  tc_pool_destroy(pool);
+}
+
+TEST_CASE("kernels: linear_wq_qx takes the integer GEMM or dequantizes x") {
+  // Packed per call, pre-packed, and the float paths: per-group scales, zero points, int4.
+  const QgemmCase c{5, 40, 64, true, -3, true};
+  Operands o = operandsOf(c);
+  std::vector<double> expected = interpretOp(OpKind::LinearWq, o.all, o.attrs);
+  std::vector<int8_t> x = typedOf<int8_t>(o.x);
+  std::vector<int8_t> q = typedOf<int8_t>(o.q);
+  std::vector<float> scales = typedOf<float>(o.scales);
+  std::vector<float> bias = typedOf<float>(o.bias);
+  std::vector<float> out(static_cast<size_t>(c.rows * c.n), std::nanf(""));
+  tc::linear_wq_qx<int8_t, int8_t, float>(c.rows, c.n, c.k, 1, x.data(), o.x_scale, c.zero,
+                                          q.data(), scales.data(), nullptr, bias.data(),
+                                          out.data());
+  checkValues(doublesOf(out), expected, kTolerance);
+  std::vector<int8_t> packed(static_cast<size_t>(tc::qgemm::packed_bytes(c.n, c.k)));
+  tc::qgemm::pack(c.n, c.k, q.data(), c.k, packed.data());
+  std::vector<float> prepacked(out.size(), std::nanf(""));
+  tc::linear_wq_qx<int8_t, int8_t, float>(c.rows, c.n, c.k, 1, x.data(), o.x_scale, c.zero,
+                                          packed.data(), scales.data(), nullptr, bias.data(),
+                                          prepacked.data(), true);
+  CHECK(std::memcmp(prepacked.data(), out.data(), out.size() * sizeof(float)) == 0);
+
+  // Per-group scales and zero points: x dequantized to float, then linear_wq's float path.
+  HostTensor grouped = randomTensor(DType::F32, {c.n, 2}, 85, 0.001, 0.05);
+  std::vector<double> zeroValues(static_cast<size_t>(c.n * 2));
+  for (size_t i = 0; i < zeroValues.size(); ++i)
+    zeroValues[i] = static_cast<double>(static_cast<int64_t>(i % 7) - 3);
+  HostTensor zeros = makeTensor(DType::F32, {c.n, 2}, zeroValues);
+  AttrMap attrs = o.attrs;
+  attrs.set("has_zeros", true);
+  expected = interpretOp(OpKind::LinearWq, {o.x, o.q, grouped, zeros, o.bias}, attrs);
+  std::vector<float> groupScales = typedOf<float>(grouped);
+  std::vector<float> groupZeros = typedOf<float>(zeros);
+  std::vector<float> dequantized(out.size(), std::nanf(""));
+  tc::linear_wq_qx<int8_t, int8_t, float>(c.rows, c.n, c.k, 2, x.data(), o.x_scale, c.zero,
+                                          q.data(), groupScales.data(), groupZeros.data(),
+                                          bias.data(), dequantized.data());
+  // The float path sums float products: 1e-4 as linear_wq's own test.
+  checkValues(doublesOf(dequantized), expected, 1e-4);
+}
