@@ -55,15 +55,32 @@ class Mlp(nn.Module):
         return self.fc4(torch.relu(self.fc3(x)))
 
 
-def _pt2e(quantizer):
+class OddMlp(nn.Module):
+    """Statically quantized linears whose sizes are off the integer GEMM's blocks: inner dims
+    that are not multiples of 4, output features off its 32-wide panels, 26 rows (two 12-row
+    blocks and a tail) from a 3-D input, with and without bias."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(70, 45)
+        self.fc2 = nn.Linear(45, 33, bias=False)
+        self.fc3 = nn.Linear(33, 20)
+
+    def forward(self, x):
+        x = torch.relu(self.fc1(x))
+        x = torch.nn.functional.gelu(self.fc2(x))
+        return self.fc3(x)
+
+
+def _pt2e(quantizer, module=ConvNet, shape=(2, 3, 16, 16)):
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
     torch.manual_seed(0)
-    model = ConvNet().eval()
-    x = torch.randn(2, 3, 16, 16)
+    model = module().eval()
+    x = torch.randn(*shape)
     prepared = prepare_pt2e(torch.export.export(model, (x,)).module(), quantizer)
     for _ in range(4):
-        prepared(torch.randn(2, 3, 16, 16))
+        prepared(torch.randn(*shape))
     return convert_pt2e(prepared), x
 
 
@@ -105,13 +122,15 @@ def _torchao_configs():
 VARIANTS = {
     "pt2e_x86": lambda: _pt2e(_x86(False)),
     "pt2e_x86_dynamic": lambda: _pt2e(_x86(True)),
+    "pt2e_x86_mlp": lambda: _pt2e(_x86(False), OddMlp, (2, 13, 70)),
     "pt2e_xnnpack": lambda: _pt2e(_xnnpack(True)),
     "pt2e_xnnpack_per_tensor": lambda: _pt2e(_xnnpack(False)),
     "pt2e_xnnpack_dynamic": lambda: _pt2e(_xnnpack(True, dynamic=True)),
     "torchao_int8_int4": _torchao_configs,
 }
 # (variant, IR level) pairs also built as CPU bundles (every program runs in the interpreter).
-BUNDLES = {("pt2e_x86", "train")} | {
+BUNDLES = {("pt2e_x86", "train"), ("pt2e_x86_mlp", "train")} | {
+    ("pt2e_x86_mlp", "core"),
     ("pt2e_x86", "core"), ("pt2e_x86_dynamic", "core"), ("pt2e_xnnpack", "core"),
     ("pt2e_xnnpack_per_tensor", "core"), ("pt2e_xnnpack_dynamic", "core"),
     ("torchao_int8_int4", "core")}
@@ -159,12 +178,18 @@ def test_quantized_program(variant, level, tmp_path):
     _check(np.load(output), expected, f"{variant} {level} interpreter")
     # The int8/int4 weights stay quantized (linear_wq reads them), not folded to float.
     ir = run([THUNDERC, str(path), "--emit=ir"]).stdout
-    expected_wq = {"torchao_int8_int4": 3}.get(variant, 1)
+    expected_wq = {"torchao_int8_int4": 3, "pt2e_x86_mlp": 3}.get(variant, 1)
     assert ir.count("= linear_wq(") >= expected_wq, ir
+    # Statically quantized activations feed the linears as integers (the integer GEMM).
+    static = variant.startswith("pt2e") and "dynamic" not in variant
+    assert (ir.count("x_scale=") >= expected_wq) == static, ir
     if (variant, level) not in BUNDLES:
         return
     bundle = tmp_path / "bundle"
     compile_bundle(path, bundle, "quantized")
+    if static:
+        source = (bundle / "quantized.cpp").read_text()
+        assert source.count("tc::linear_wq_qx<") >= expected_wq, source
     build = build_bundle(bundle)
     output = tmp_path / "bundle.npy"
     run([os.path.join(build, "quantized_run"), "--inputs", str(inputs), "--outputs", str(output)])
@@ -295,3 +320,21 @@ def test_quantized_linear_on_emulated_cuda(width, tmp_path):
     # The same arithmetic summed in another order (warp shuffles against AVX-512 lanes).
     np.testing.assert_allclose(np.load(outputs["cuda"]), np.load(outputs["cpu"]), rtol=1e-5,
                                atol=1e-5)
+
+
+def test_static_int8_linear_on_emulated_cuda(tmp_path):
+    """tcg::linear_wq_qx (u8 activations of PT2E's static quantization, int8 weights) on the
+    CPU emulation of CUDA against eager of the quantized model and the CPU bundle."""
+    path, inputs, expected = _export("pt2e_x86_mlp", "core", tmp_path)
+    outputs = {}
+    for target in ("cpu", "cuda"):
+        bundle = tmp_path / target
+        extra = ["--target", target] + (["--cuda-emulation"] if target == "cuda" else [])
+        compile_bundle(path, bundle, "mlp", extra=extra)
+        build = build_bundle(bundle, ["-DTHUNDERC_BUNDLE_CUDA_EMULATE=ON"] if target == "cuda"
+                             else [])
+        outputs[target] = tmp_path / f"{target}.npy"
+        run([os.path.join(build, "mlp_run"), "--inputs", str(inputs), "--outputs",
+             str(outputs[target])])
+        _check(np.load(outputs[target]), expected, f"pt2e_x86_mlp {target} bundle")
+    assert "linear_wq_qx<" in (tmp_path / "cuda" / "mlp.cu").read_text()
