@@ -14,13 +14,19 @@
 // 4c..4c+3, zero past k and n -- then the 32 columns' int32 sums of q. The layout is the same
 // for every ISA, and so are the results: integer sums in any order are exact.
 //
-// Kernels: AVX-512 VNNI keeps a 12 x 32 block of int32 sums in 24 zmm registers; per group of
-// four inputs it loads the panel's two 64-byte rows and, per row of u, broadcasts four bytes
-// and issues two vpdpbusd (u8 x s8, four products per lane). The epilogue subtracts
-// zero * sums, converts to float, scales and adds the bias. Elsewhere a portable loop over the
-// same layout computes the same integers. Compiled with target attributes and chosen at run
-// time by the CPU, whatever the compiler flags; TC_QGEMM=portable in the environment forces
-// the portable loop (for comparisons).
+// Kernels, best first:
+// - AMX-INT8 (Sapphire Rapids and later; Linux grants the tile state per process through
+//   arch_prctl): a 32 x 32 block is four 16 x 16 int32 tiles; per 64 inputs two tiles of u
+//   (16 rows x 64 bytes), the panel's two column halves as B tiles (16 groups x 64 bytes, row
+//   stride 128: the packed layout is already AMX's) and four tdpbusd.
+// - AVX-512 VNNI keeps a 12 x 32 block of int32 sums in 24 zmm registers; per group of four
+//   inputs it loads the panel's two 64-byte rows and, per row of u, broadcasts four bytes and
+//   issues two vpdpbusd (u8 x s8, four products per lane).
+// - Elsewhere a portable loop over the same layout computes the same integers.
+// The epilogue subtracts zero * sums, converts to float, scales and adds the bias (one fused
+// multiply-add). Compiled with target attributes and chosen at run time by the CPU, whatever
+// the compiler flags; TC_QGEMM=portable or TC_QGEMM=vnni in the environment caps the choice
+// (for comparisons).
 #pragma once
 
 #include <cmath>
@@ -36,6 +42,12 @@
 #define TC_QGEMM_X86 1
 #include <immintrin.h>
 #define TC_TARGET_QGEMM_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#define TC_TARGET_QGEMM_AMX                                                                     \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8")))
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #else
 #define TC_QGEMM_X86 0
 #endif
@@ -160,6 +172,107 @@ TC_TARGET_QGEMM_VNNI inline void block_vnni(int64_t groups, const uint8_t *u, in
   }
 }
 
+/// The epilogue of rows [0, m) of a 32-column block of exact sums c (row stride 32).
+TC_TARGET_QGEMM_VNNI inline void epilogue_rows(int m, const int32_t *c, const int8_t *sums_at,
+                                               const Epilogue &e, float *out, int64_t ldo,
+                                               int cols) {
+  const __mmask16 mask0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1u);
+  const __mmask16 mask1 = cols >= 32   ? __mmask16(0xFFFF)
+                          : cols > 16 ? __mmask16((1u << (cols - 16)) - 1u)
+                                      : __mmask16(0);
+  const int32_t *sums = reinterpret_cast<const int32_t *>(sums_at);
+  const __m512i zero = _mm512_set1_epi32(e.zero);
+  const __m512i correction0 = _mm512_mullo_epi32(zero, _mm512_loadu_si512(sums));
+  const __m512i correction1 = _mm512_mullo_epi32(zero, _mm512_loadu_si512(sums + 16));
+  const __m512 scale0 = _mm512_maskz_loadu_ps(mask0, e.scale);
+  const __m512 scale1 = _mm512_maskz_loadu_ps(mask1, e.scale + 16);
+  const __m512 bias0 = e.bias != nullptr ? _mm512_maskz_loadu_ps(mask0, e.bias)
+                                         : _mm512_setzero_ps();
+  const __m512 bias1 = e.bias != nullptr ? _mm512_maskz_loadu_ps(mask1, e.bias + 16)
+                                         : _mm512_setzero_ps();
+  const __mmask16 all = 0xFFFF; // maskz forms: see block_vnni
+  for (int r = 0; r < m; ++r) {
+    const __m512i a0 = _mm512_loadu_si512(c + r * kNr);
+    const __m512i a1 = _mm512_loadu_si512(c + r * kNr + 16);
+    const __m512 v0 = _mm512_maskz_cvtepi32_ps(all, _mm512_sub_epi32(a0, correction0));
+    const __m512 v1 = _mm512_maskz_cvtepi32_ps(all, _mm512_sub_epi32(a1, correction1));
+    _mm512_mask_storeu_ps(out + r * ldo, mask0, _mm512_fmadd_ps(v0, scale0, bias0));
+    _mm512_mask_storeu_ps(out + r * ldo + 16, mask1, _mm512_fmadd_ps(v1, scale1, bias1));
+  }
+}
+
+/// Rows of u the AMX kernel's blocks take (its u has whole blocks of rows, zero-padded).
+constexpr int kAmxRows = 32;
+/// Bytes per row of u the AMX kernel reads: whole tiles of 64 inputs, zero past k.
+inline int64_t amx_row_bytes(int64_t k) { return (k + 63) / 64 * 64; }
+
+/// The tile configuration: tiles 0-3 the 16 x 16 int32 sums, 4-5 two tiles of 16 rows of u,
+/// 6-7 the panel's two column halves; every tile 16 rows of 64 bytes.
+struct alignas(64) AmxConfig {
+  uint8_t palette = 1;
+  uint8_t start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t columns_bytes[16] = {64, 64, 64, 64, 64, 64, 64, 64};
+  uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
+};
+
+/// Rows [0, m) (m <= 32) of u x one panel; u has kAmxRows rows from here and
+/// amx_row_bytes(k) bytes per row. The tiles must be configured (AmxConfig).
+TC_TARGET_QGEMM_AMX inline void block_amx(int m, int64_t groups, const uint8_t *u, int64_t ldu,
+                                          const int8_t *panel, const Epilogue &e, float *out,
+                                          int64_t ldo, int cols) {
+  alignas(64) int32_t c[kAmxRows * kNr];
+  alignas(64) int8_t tail[16 * 4 * kNr];
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  const bool two = m > 16;
+  for (int64_t g = 0; g < groups; g += 16) {
+    const int8_t *b = panel + g * 4 * kNr;
+    if (g + 16 > groups) {
+      // The last groups: copied into zeros so that no tile load reads past the panel.
+      std::memset(tail, 0, sizeof tail);
+      std::memcpy(tail, b, static_cast<size_t>((groups - g) * 4 * kNr));
+      b = tail;
+    }
+    _tile_loadd(4, u + 4 * g, ldu);
+    _tile_loadd(6, b, 4 * kNr);
+    _tile_loadd(7, b + 64, 4 * kNr);
+    _tile_dpbusd(0, 4, 6);
+    _tile_dpbusd(1, 4, 7);
+    if (two) {
+      _tile_loadd(5, u + 16 * ldu + 4 * g, ldu);
+      _tile_dpbusd(2, 5, 6);
+      _tile_dpbusd(3, 5, 7);
+    }
+  }
+  _tile_stored(0, c, 4 * kNr);
+  _tile_stored(1, c + 16, 4 * kNr);
+  if (two) {
+    _tile_stored(2, c + 16 * kNr, 4 * kNr);
+    _tile_stored(3, c + 16 * kNr + 16, 4 * kNr);
+  }
+  epilogue_rows(m, c, panel + groups * 4 * kNr, e, out, ldo, cols);
+}
+
+TC_TARGET_QGEMM_AMX inline void amx_begin(const AmxConfig &config) { _tile_loadconfig(&config); }
+TC_TARGET_QGEMM_AMX inline void amx_end() { _tile_release(); }
+
+/// Whether Linux lets this process use the AMX tile state (asked once).
+inline bool amx_permitted() {
+#if defined(__linux__)
+  static const bool permitted = [] {
+    constexpr long kRequestPermission = 0x1023; // ARCH_REQ_XCOMP_PERM
+    constexpr long kTileData = 18;              // XFEATURE_XTILEDATA
+    return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
+  }();
+  return permitted;
+#else
+  return false;
+#endif
+}
+
 TC_TARGET_QGEMM_VNNI inline void block_vnni_rows(int m, int64_t groups, const uint8_t *u,
                                                  int64_t ldu, const int8_t *panel,
                                                  const Epilogue &e, float *out, int64_t ldo,
@@ -182,42 +295,80 @@ TC_TARGET_QGEMM_VNNI inline void block_vnni_rows(int m, int64_t groups, const ui
 #endif
 
 /// The kernels this file has.
-enum class Kernel { portable = 0, vnni = 1 };
+enum class Kernel { portable = 0, vnni = 1, amx = 2 };
+
+inline const char *kernel_name(Kernel kernel) {
+  return kernel == Kernel::amx ? "amx" : kernel == Kernel::vnni ? "vnni" : "portable";
+}
 
 inline bool kernel_available(Kernel kernel) {
 #if TC_QGEMM_X86
+  const bool vnni = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
   if (kernel == Kernel::vnni)
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+    return vnni;
+  if (kernel == Kernel::amx)
+    return vnni && __builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-int8") &&
+           amx_permitted();
   return true;
 #else
   return kernel == Kernel::portable;
 #endif
 }
 
-/// The fastest kernel of this CPU, detected once (TC_QGEMM=portable forces the portable one).
+/// The fastest kernel of this CPU, detected once (TC_QGEMM=portable or vnni caps it).
 inline Kernel best_kernel() {
   static const Kernel best = [] {
     const char *forced = std::getenv("TC_QGEMM");
-    if (forced != nullptr && std::strcmp(forced, "portable") == 0)
-      return Kernel::portable;
-    return kernel_available(Kernel::vnni) ? Kernel::vnni : Kernel::portable;
+    const bool portable = forced != nullptr && std::strcmp(forced, "portable") == 0;
+    const bool vnni = forced != nullptr && std::strcmp(forced, "vnni") == 0;
+    if (!portable && !vnni && kernel_available(Kernel::amx))
+      return Kernel::amx;
+    return !portable && kernel_available(Kernel::vnni) ? Kernel::vnni : Kernel::portable;
   }();
   return best;
 }
 
+/// Rows of x from which the AMX kernel is used (below, VNNI's register blocks waste less).
+constexpr int64_t kAmxMinRows = 16;
+
+/// The kernel `best` runs for `rows` rows.
+inline Kernel kernel_for(Kernel best, int64_t rows) {
+  return best == Kernel::amx && rows < kAmxMinRows ? Kernel::vnni : best;
+}
+
 /// out [rows, n] (row stride n) = (u - zero) W^T scaled by scale[j] plus bias[j], u [rows, ldu]
 /// bytes with ldu >= 4 * groups_of(k) and zero bytes past k, W packed (pack). Parallel over
-/// blocks of 12 rows x 32 columns, panel by panel.
+/// blocks of 12 rows (AMX: 32) x 32 columns, panel by panel. The AMX kernel needs u as
+/// unsigned_rows makes it for Kernel::amx (whole blocks of rows, amx_row_bytes per row).
 inline void gemm_u8s8(Kernel kernel, int64_t rows, int64_t n, int64_t k, const uint8_t *u,
                       int64_t ldu, int32_t zero, const int8_t *packed, const float *scale,
                       const float *bias, float *out) {
   if (rows <= 0 || n <= 0)
     return;
   const int64_t groups = groups_of(k);
-  const int64_t row_blocks = (rows + kMr - 1) / kMr;
+  const int64_t block_rows = kernel == Kernel::amx ? kAmxRows : kMr;
+  const int64_t row_blocks = (rows + block_rows - 1) / block_rows;
   const int64_t tasks = panels_of(n) * row_blocks;
   tc::parallel_for(tasks, 1, [&](int64_t begin, int64_t end) {
+#if TC_QGEMM_X86
+    if (kernel == Kernel::amx) {
+      const AmxConfig config;
+      amx_begin(config);
+      for (int64_t task = begin; task < end; ++task) {
+        const int64_t panel = task / row_blocks;
+        const int64_t r0 = (task % row_blocks) * block_rows;
+        const int m = static_cast<int>(rows - r0 < block_rows ? rows - r0 : block_rows);
+        const int64_t j0 = panel * kNr;
+        const int cols = static_cast<int>(n - j0 < kNr ? n - j0 : kNr);
+        const Epilogue e{zero, scale + j0, bias != nullptr ? bias + j0 : nullptr};
+        block_amx(m, groups, u + r0 * ldu, ldu, packed + panel * panel_bytes(k), e,
+                  out + r0 * n + j0, n, cols);
+      }
+      amx_end();
+      return;
+    }
+#endif
     for (int64_t task = begin; task < end; ++task) {
       const int64_t panel = task / row_blocks;
       const int64_t r0 = (task % row_blocks) * kMr;
@@ -237,13 +388,22 @@ inline void gemm_u8s8(Kernel kernel, int64_t rows, int64_t n, int64_t k, const u
   });
 }
 
-/// x [rows, k] (uint8_t or int8_t) as unsigned bytes [rows, 4 * groups_of(k)], zero past k (an
-/// int8_t x is offset by 128); returns the offset to add to its zero point.
+/// Bytes per row of u for `kernel`.
+inline int64_t row_bytes(Kernel kernel, int64_t k) {
+  return kernel == Kernel::amx ? amx_row_bytes(k) : 4 * groups_of(k);
+}
+
+/// x [rows, k] (uint8_t or int8_t) as unsigned bytes [rows, row_bytes(kernel, k)], zero past k
+/// (and, for AMX, zero rows up to a whole block); an int8_t x is offset by 128. Returns the
+/// offset to add to its zero point.
 template <typename X>
-inline int32_t unsigned_rows(int64_t rows, int64_t k, const X *x, std::vector<uint8_t> &u) {
+inline int32_t unsigned_rows(Kernel kernel, int64_t rows, int64_t k, const X *x,
+                             std::vector<uint8_t> &u) {
   static_assert(sizeof(X) == 1, "quantized activations are bytes");
-  const int64_t ldu = 4 * groups_of(k);
-  u.assign(static_cast<size_t>(rows * ldu), 0);
+  const int64_t ldu = row_bytes(kernel, k);
+  const int64_t padded_rows =
+      kernel == Kernel::amx ? (rows + kAmxRows - 1) / kAmxRows * kAmxRows : rows;
+  u.assign(static_cast<size_t>(padded_rows * ldu), 0);
   constexpr bool kSigned = static_cast<X>(-1) < X{0};
   for (int64_t r = 0; r < rows; ++r) {
     uint8_t *dst = u.data() + r * ldu;
@@ -264,13 +424,14 @@ template <typename X>
 inline void linear(Kernel kernel, int64_t rows, int64_t n, int64_t k, const X *x, float x_scale,
                    int32_t x_zero, const int8_t *packed, const float *scales, const float *bias,
                    float *out) {
+  kernel = kernel_for(kernel, rows);
   std::vector<uint8_t> u;
-  const int32_t zero = x_zero + unsigned_rows(rows, k, x, u);
+  const int32_t zero = x_zero + unsigned_rows(kernel, rows, k, x, u);
   std::vector<float> scale(static_cast<size_t>(n));
   for (int64_t j = 0; j < n; ++j)
     scale[static_cast<size_t>(j)] = x_scale * scales[j];
-  gemm_u8s8(kernel, rows, n, k, u.data(), 4 * groups_of(k), zero, packed, scale.data(), bias,
-            out);
+  gemm_u8s8(kernel, rows, n, k, u.data(), row_bytes(kernel, k), zero, packed, scale.data(),
+            bias, out);
 }
 
 } // namespace qgemm
