@@ -54,8 +54,9 @@ GemmWeight gemmWeightUse(const ir::Value &value) {
   return kind;
 }
 
-/// Whether `use` reads its value as the int8 weight of an integer GEMM (linear_wq with a
-/// quantized x, one float scale per output feature, no zeros: tc_kernels_qgemm.h), directly
+/// Whether `use` reads its value as the int8 weight of an integer GEMM (tc_kernels_qgemm.h:
+/// linear_wq with a quantized x, one float scale per output feature, no zeros; conv2d_wq
+/// with one group and no zeros, its weight [O, C, kH, kW] read as [O, C * kH * kW]), directly
 /// or inside a fusion's body.
 bool integerGemmWeightUse(const ir::Use &use) {
   const ir::Node &user = *use.user;
@@ -64,6 +65,16 @@ bool integerGemmWeightUse(const ir::Use &use) {
     const ir::Value &inner = *user.body()->inputs()[static_cast<size_t>(use.operandIndex)];
     return inner.hasUses() && std::all_of(inner.uses().begin(), inner.uses().end(),
                                           integerGemmWeightUse);
+  }
+  if (user.op() == ir::OpKind::Conv2dWq) {
+    const ir::TensorType &weight = user.operand(1)->type();
+    int64_t taps = 1;
+    for (size_t d = 1; d < weight.shape.size(); ++d)
+      taps = weight.shape[d].isStatic() ? taps * weight.shape[d].value() : -1;
+    return use.operandIndex == 1 && ir::attr::groups(user) == 1 && !ir::attr::has_zeros(user) &&
+           user.result()->type().dtype == ir::DType::F32 &&
+           user.operand(2)->type().dtype == ir::DType::F32 && taps > 0 &&
+           taps <= tc::qgemm::kMaxDepth;
   }
   if (user.op() != ir::OpKind::LinearWq || use.operandIndex != 1 ||
       !ir::attr::x_scale(user).has_value() || ir::attr::bits(user) != 8 ||
@@ -106,13 +117,19 @@ public:
       const ir::TensorType &type = input->type();
       const ir::InputKind kind = input->inputKind();
       if (kind == ir::InputKind::User || kind == ir::InputKind::State ||
-          names[input->weightName()] != 1 || type.rank() != 2 || !type.shape[0].isStatic() ||
-          !type.shape[1].isStatic() || graph.isOutput(input.get()))
+          names[input->weightName()] != 1 || type.rank() < 2 ||
+          !std::all_of(type.shape.begin(), type.shape.end(),
+                       [](const ir::Dim &dim) { return dim.isStatic(); }) ||
+          graph.isOutput(input.get()))
         continue;
       if (type.dtype == ir::DType::I8 && input->hasUses() &&
           std::all_of(input->uses().begin(), input->uses().end(), integerGemmWeightUse)) {
-        // An int8 weight [n, k] only integer GEMMs read: their packed panels with column sums.
-        const int64_t n = type.shape[0].value(), k = type.shape[1].value();
+        // An int8 weight [n, k] (a convolution's [O, C, kH, kW] as [O, C * kH * kW]) only
+        // integer GEMMs read: their packed panels with column sums.
+        const int64_t n = type.shape[0].value();
+        int64_t k = 1;
+        for (size_t d = 1; d < type.shape.size(); ++d)
+          k *= type.shape[d].value();
         if (n == 0 || k == 0)
           continue;
         StoredWeight weight;
@@ -128,7 +145,7 @@ public:
         stored.emplace(input->weightName(), std::move(weight));
         continue;
       }
-      if (type.dtype != ir::DType::F32)
+      if (type.dtype != ir::DType::F32 || type.rank() != 2)
         continue;
       const GemmWeight use = gemmWeightUse(*input);
       if (use == GemmWeight::None)

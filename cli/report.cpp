@@ -107,7 +107,8 @@ Estimate nodeFlops(const Node &node, const Bounds &bounds) {
     return times(times(2, out), dimFromEnd(node.operand(0), 1, bounds));
   case OpKind::Addmm:
     return times(times(2, out), dimFromEnd(node.operand(1), 1, bounds));
-  case OpKind::Conv2d: {
+  case OpKind::Conv2d:
+  case OpKind::Conv2dWq: {
     // weight [O, C/groups, kH, kW]: every output element is a dot product of that length.
     Estimate window = 1;
     for (size_t i = 1; i <= 3; ++i)

@@ -205,6 +205,39 @@ Status emitConv2d(const ir::Node &node, EmitState &state) {
   return Status::success();
 }
 
+// conv2d_wq(x, q, scales, zeros?, bias?): one call; the kernel reads the int8 weight (stored
+// pre-packed where the CPU target packed it, cpu_backend.cpp's storedWeights).
+Status emitConv2dWq(const ir::Node &node, EmitState &state) {
+  const ir::Value *x = node.operand(0);
+  const ir::Value *q = node.operand(1);
+  const ir::Value *result = node.result();
+  const ir::Shape &xs = x->type().shape;
+  const ir::Shape &ws = q->type().shape;
+  const ir::Shape &ys = result->type().shape;
+  const ir::AttrMap &attrs = node.attrs();
+  std::vector<int64_t> stride = ir::attr::stride(attrs);
+  std::vector<int64_t> padding = ir::attr::padding(attrs);
+  std::vector<int64_t> dilation = ir::attr::dilation(attrs);
+  const bool hasZeros = ir::attr::has_zeros(attrs);
+  const int biasIndex = hasZeros ? 4 : 3;
+  std::string zeros = hasZeros ? state.ptr(node.operand(3)) : "nullptr";
+  std::string bias =
+      node.numOperands() > biasIndex ? state.ptr(node.operand(biasIndex)) : "nullptr";
+  const bool packed = !state.onDevice() && state.isPackedWeight(state.ptr(q));
+  state.callLibrary(
+      "conv2d_wq<" + ctype(x) + ", " + ctype(q) + ", " + ctype(result) + ">(" + state.ptr(x) +
+      ", " + dimExpr(xs[0]) + ", " + dimExpr(xs[1]) + ", " + dimExpr(xs[2]) + ", " +
+      dimExpr(xs[3]) + ", " + doubleLiteral(ir::attr::x_scale(attrs).value_or(1.0)) + ", " +
+      std::to_string(ir::attr::x_zero(attrs).value_or(0)) + ", " + state.ptr(q) + ", " +
+      dimExpr(ws[0]) + ", " + dimExpr(ws[2]) + ", " + dimExpr(ws[3]) + ", " +
+      state.ptr(node.operand(2)) + ", " + zeros + ", " + bias + ", " + lit(stride[0]) + ", " +
+      lit(stride[1]) + ", " + lit(padding[0]) + ", " + lit(padding[1]) + ", " +
+      lit(dilation[0]) + ", " + lit(dilation[1]) + ", " + lit(ir::attr::groups(attrs)) + ", " +
+      state.ptr(result) + ", " + dimExpr(ys[2]) + ", " + dimExpr(ys[3]) +
+      (packed ? ", true" : "") + ")");
+  return Status::success();
+}
+
 // conv_transpose2d: the same arguments as conv2d (output padding is implicit in the result's
 // sizes), an unbatched [C,H,W] input being one image, and a workspace in the compute type.
 Status emitConvTranspose2d(const ir::Node &node, EmitState &state) {
@@ -582,6 +615,7 @@ Status emitNnNode(const ir::Node &node, EmitState &state) {
   case OpKind::Addmm: return emitAddmm(node, state);
   case OpKind::GroupedMatmul: return emitGroupedMatmul(node, state);
   case OpKind::Conv2d: return emitConv2d(node, state);
+  case OpKind::Conv2dWq: return emitConv2dWq(node, state);
   case OpKind::ConvTranspose2d: return emitConvTranspose2d(node, state);
   case OpKind::MaxPool2d:
   case OpKind::AvgPool2d:

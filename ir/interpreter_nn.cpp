@@ -218,6 +218,43 @@ Status linear(OpCall &call) {
   return Status::success();
 }
 
+Status conv2d(OpCall &call);
+
+/// conv2d_wq: x dequantized as (x - x_zero) * x_scale and the weight as (q - zero) * scale,
+/// each rounded to float32 as PT2E's dequantize ops do, then conv2d.
+Status conv2dWq(OpCall &call) {
+  const Tensor &input = call.operand(0);
+  const Tensor &q = call.operand(1);
+  const Tensor &scales = call.operand(2);
+  const bool hasZeros = attr::has_zeros(call.attrs());
+  const Tensor *zeros = hasZeros ? &call.operand(3) : nullptr;
+  const int biasIndex = hasZeros ? 4 : 3;
+  if (q.rank() != 4 || scales.numel() != q.shape[0])
+    return invalidInput("conv2d_wq weight " + shapeText(q.shape) + " with scales " +
+                        shapeText(scales.shape));
+  const auto zero = static_cast<double>(attr::x_zero(call.attrs()).value_or(0));
+  const auto scale = static_cast<float>(attr::x_scale(call.attrs()).value_or(1.0));
+  Tensor x = input;
+  x.dtype = scales.dtype;
+  for (double &value : x.data)
+    value = static_cast<double>(static_cast<float>(value - zero) * scale);
+  Tensor weight = q;
+  weight.dtype = scales.dtype;
+  const int64_t perChannel = q.shape[0] == 0 ? 0 : q.numel() / q.shape[0];
+  for (int64_t i = 0; i < q.numel(); ++i) {
+    const auto o = static_cast<size_t>(i / perChannel);
+    const double z = zeros != nullptr ? zeros->data[o] : 0.0;
+    weight.data[static_cast<size_t>(i)] =
+        roundToDType((q.data[static_cast<size_t>(i)] - z) * scales.data[o], scales.dtype);
+  }
+  OpCall inner{call.node, call.bindings, {&x, &weight}, std::move(call.results), call.random};
+  if (call.numOperands() > biasIndex)
+    inner.operands.push_back(&call.operand(biasIndex));
+  Status status = conv2d(inner);
+  call.results = std::move(inner.results);
+  return status;
+}
+
 /// linear_wq: the weight dequantized element by element as PyTorch does before its GEMM,
 /// (q - zero) * scale rounded to the scales' dtype, then exact dot products in double. An
 /// integer x (x_scale, x_zero) is dequantized first as (x - x_zero) * x_scale in float32.
@@ -703,6 +740,8 @@ Status runNnOp(OpCall &call) {
     return groupedMatmul(call);
   case OpKind::Conv2d:
     return conv2d(call);
+  case OpKind::Conv2dWq:
+    return conv2dWq(call);
   case OpKind::ConvTranspose2d:
     return convTranspose2d(call);
   case OpKind::Attention:

@@ -352,7 +352,7 @@ Expected<TypeList> single(Expected<TensorType> type) {
 // Elementwise unary and binary ops are inferred by family; every other op has a case below.
 static_assert(kNumOps - countOps(OpFamily::Unary) - countOps(OpFamily::Binary) -
                   countOps(OpFamily::Linalg) ==
-              61,
+              62,
               "ir/ops.def changed: give the new op a case in inferByOp");
 
 // Unary, binary and linalg ops by family, the others with one case per op of ir/ops.def. The operand
@@ -401,6 +401,8 @@ Expected<TypeList> inferByOp(OpKind op, const TypeList &operands, const AttrMap 
     return single(inferGroupedMatmul(operands));
   case OpKind::Conv2d:
     return single(inferConv2d(operands, attrs));
+  case OpKind::Conv2dWq:
+    return single(inferConv2dWq(operands, attrs));
   case OpKind::ConvTranspose2d:
     return single(inferConvTranspose2d(operands, attrs));
   case OpKind::Attention:

@@ -84,6 +84,7 @@ Expected<TensorType> inferLayerNorm(const TypeList &operands, const AttrMap &att
 Expected<TensorType> inferBatchNorm(const TypeList &operands);
 Expected<TensorType> inferLinear(const TypeList &operands);
 Expected<TensorType> inferLinearWq(const TypeList &operands, const AttrMap &attrs);
+Expected<TensorType> inferConv2dWq(const TypeList &operands, const AttrMap &attrs);
 Expected<TensorType> inferMatmul(const TensorType &a, const TensorType &b);
 Expected<TensorType> inferAddmm(const TypeList &operands);
 Expected<TensorType> inferGroupedMatmul(const TypeList &operands);

@@ -359,6 +359,50 @@ Expected<TensorType> inferConv2d(const TypeList &operands, const AttrMap &attrs)
   return TensorType{x.dtype, std::move(spatial)};
 }
 
+Expected<TensorType> inferConv2dWq(const TypeList &operands, const AttrMap &attrs) {
+  const TensorType &x = operands[0];
+  const TensorType &q = operands[1];
+  const TensorType &scales = operands[2];
+  const bool hasZeros = attr::has_zeros(attrs);
+  const std::optional<double> xScale = attr::x_scale(attrs);
+  const std::optional<int64_t> xZero = attr::x_zero(attrs);
+  if (!xScale || !xZero)
+    return invalidInput("conv2d_wq needs x_scale and x_zero");
+  if (x.dtype != DType::U8 && x.dtype != DType::I8)
+    return invalidInput("conv2d_wq needs a u8 or i8 input, got " + x.str());
+  if (!(*xScale > 0.0) || !std::isfinite(*xScale))
+    return invalidInput("conv2d_wq x_scale must be positive and finite, got " +
+                        std::to_string(*xScale));
+  const int64_t low = x.dtype == DType::U8 ? 0 : -128;
+  if (*xZero < low || *xZero > low + 255)
+    return invalidInput("conv2d_wq x_zero " + std::to_string(*xZero) + " is outside " +
+                        std::string(dtypeName(x.dtype)) + "'s range [" + std::to_string(low) +
+                        ", " + std::to_string(low + 255) + "]");
+  TC_TRY(requireRank(OpKind::Conv2dWq, "input", x, 4, 4));
+  if (q.dtype != DType::I8 || q.rank() != 4)
+    return invalidInput("conv2d_wq needs an i8 [O, C/groups, kH, kW] weight, got " + q.str());
+  const size_t biasIndex = hasZeros ? 4 : 3;
+  if (operands.size() < biasIndex || operands.size() > biasIndex + 1)
+    return invalidInput("conv2d_wq has " + std::to_string(operands.size()) +
+                        " operands; has_zeros=" + (hasZeros ? "true" : "false"));
+  for (size_t i = 2; i < biasIndex; ++i) {
+    const TensorType &param = operands[i];
+    if (!isFloatingPoint(param.dtype) || param.dtype != scales.dtype || param.rank() != 2 ||
+        !mayBeEqual(param.shape[0], q.shape[0]) || !mayBeEqual(param.shape[1], Dim(1)))
+      return invalidInput(std::string("conv2d_wq ") + (i == 2 ? "scales " : "zeros ") +
+                          param.str() + " are not floating [O, 1] for weight " + q.str());
+  }
+  // The float convolution it stands for.
+  TypeList floats{TensorType{scales.dtype, x.shape}, TensorType{scales.dtype, q.shape}};
+  if (operands.size() == biasIndex + 1) {
+    if (operands[biasIndex].dtype != scales.dtype)
+      return invalidInput("conv2d_wq bias " + operands[biasIndex].str() + " is not " +
+                          std::string(dtypeName(scales.dtype)));
+    floats.push_back(operands[biasIndex]);
+  }
+  return inferConv2d(floats, attrs);
+}
+
 // The spatial dims grow instead of shrinking: (H-1)*stride - 2*padding + dilation*(kH-1) +
 // output_padding + 1, i.e. H*stride plus a constant, so symbolic H stays a linear expression.
 Expected<TensorType> inferConvTranspose2d(const TypeList &operands, const AttrMap &attrs) {

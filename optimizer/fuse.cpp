@@ -47,6 +47,7 @@ bool isLibraryWithEpilogue(const ir::Node &node) {
   case ir::OpKind::Matmul:
   case ir::OpKind::Addmm:
   case ir::OpKind::Conv2d:
+  case ir::OpKind::Conv2dWq:
   case ir::OpKind::ConvTranspose2d:
     return true;
   default:

@@ -160,6 +160,8 @@ public:
       return biasAfter(node);
     case OpKind::LinearWq:
       return quantizedInput(node);
+    case OpKind::Conv2d:
+      return quantizedConv(node);
     default:
       return std::nullopt;
     }
@@ -375,15 +377,19 @@ private:
     return ir::interp::roundToDType(ir::attr::value(*producer), value->type().dtype);
   }
 
-  // linear_wq(mul(sub(cast(xq), zero), scale), ...) or linear_wq(mul(cast(xq), scale), ...)
-  // with xq u8 or i8 and one-value constant zero point and scale (PT2E's dequantize_per_tensor
-  // of a statically quantized activation) -> linear_wq(xq, ...) {x_scale, x_zero}.
-  std::optional<std::string> quantizedInput(Node *linear) {
-    if (ir::attr::x_scale(*linear) || ir::attr::dynamic_act(*linear).value_or(false))
-      return std::nullopt;
-    Node *mul = skipNoOps(linear->operand(0))->producer();
-    if (mul == nullptr || mul->op() != OpKind::Mul ||
-        mul->result()->type().shape != linear->operand(0)->type().shape)
+  /// A statically quantized activation: the integer xq under its dequantize.
+  struct QuantizedX {
+    Value *xq;
+    double scale;
+    int64_t zero;
+  };
+
+  /// mul(sub(cast(xq), zero), scale) or mul(cast(xq), scale) (either operand order of the mul)
+  /// with xq u8 or i8 and one-value constant zero point and scale: PT2E's
+  /// dequantize_per_tensor of a statically quantized activation.
+  static std::optional<QuantizedX> matchQuantizedX(Value *x) {
+    Node *mul = skipNoOps(x)->producer();
+    if (mul == nullptr || mul->op() != OpKind::Mul || mul->result()->type().shape != x->type().shape)
       return std::nullopt;
     for (int side = 0; side < 2; ++side) {
       std::optional<double> scale = scalarConstant(mul->operand(1 - side));
@@ -411,24 +417,90 @@ private:
       if ((xType != DType::U8 && xType != DType::I8) || zero != std::nearbyint(zero) ||
           zero < low || zero > low + 255.0)
         continue;
-      std::vector<Value *> operands = linear->operands();
-      operands[0] = xq;
-      ir::AttrMap attrs = linear->attrs();
-      attrs.set("x_scale", *scale);
-      attrs.set("x_zero", static_cast<int64_t>(zero));
-      std::vector<ir::TensorType> operandTypes;
-      for (const Value *operand : operands)
-        operandTypes.push_back(operand->type());
-      std::vector<ir::TensorType> declared{linear->result()->type()};
-      auto inferred = ir::inferResultTypes(OpKind::LinearWq, operandTypes, attrs, declared);
-      if (!inferred.ok() || inferred.value() != declared)
-        continue;
-      Node *replacement = graph_.insertNodeBefore(linear, OpKind::LinearWq, std::move(operands),
-                                                  declared, std::move(attrs));
-      replaceNode(graph_, linear, replacement);
-      return "quantized-input";
+      return QuantizedX{xq, *scale, static_cast<int64_t>(zero)};
     }
     return std::nullopt;
+  }
+
+  /// Inserts `op` before `root` if its inferred type is root's, and replaces root by it.
+  bool replaceChecked(Node *root, OpKind op, std::vector<Value *> operands, ir::AttrMap attrs) {
+    std::vector<ir::TensorType> operandTypes;
+    for (const Value *operand : operands)
+      operandTypes.push_back(operand->type());
+    std::vector<ir::TensorType> declared{root->result()->type()};
+    auto inferred = ir::inferResultTypes(op, operandTypes, attrs, declared);
+    if (!inferred.ok() || inferred.value() != declared) {
+      for (Value *operand : operands) // drop the reshapes and casts just built
+        if (!operand->hasUses() && operand->producer() != nullptr)
+          eraseIfDead(graph_, operand->producer());
+      return false;
+    }
+    Node *replacement =
+        graph_.insertNodeBefore(root, op, std::move(operands), declared, std::move(attrs));
+    replaceNode(graph_, root, replacement);
+    return true;
+  }
+
+  // linear_wq(dequantized x, ...) -> linear_wq(xq, ...) {x_scale, x_zero}.
+  std::optional<std::string> quantizedInput(Node *linear) {
+    if (ir::attr::x_scale(*linear) || ir::attr::dynamic_act(*linear).value_or(false))
+      return std::nullopt;
+    std::optional<QuantizedX> match = matchQuantizedX(linear->operand(0));
+    if (!match)
+      return std::nullopt;
+    std::vector<Value *> operands = linear->operands();
+    operands[0] = match->xq;
+    ir::AttrMap attrs = linear->attrs();
+    attrs.set("x_scale", match->scale);
+    attrs.set("x_zero", match->zero);
+    if (!replaceChecked(linear, OpKind::LinearWq, std::move(operands), std::move(attrs)))
+      return std::nullopt;
+    return "quantized-input";
+  }
+
+  /// `param` holds one value per output channel of a [O, C, kH, kW] weight ([O, 1, 1, 1]), or
+  /// one value.
+  static bool perOutputChannel(const Value *param, int64_t outputs) {
+    std::optional<std::vector<int64_t>> shape = staticShape(param);
+    if (!shape || shape->size() > 4)
+      return false;
+    int64_t numel = 1;
+    for (int64_t dim : *shape)
+      numel *= dim;
+    if (numel == 1)
+      return true;
+    return shape->size() == 4 && (*shape)[0] == outputs && numel == outputs;
+  }
+
+  // conv2d(dequantized x, dequantized weight, b?) -> conv2d_wq(xq, q, s[O,1], z?, b?): PT2E's
+  // statically quantized convolution (dequantize_per_tensor of the input,
+  // dequantize_per_channel or _per_tensor of the weight).
+  std::optional<std::string> quantizedConv(Node *conv) {
+    if (conv->operand(0)->type().rank() != 4)
+      return std::nullopt;
+    std::optional<QuantizedX> x = matchQuantizedX(conv->operand(0));
+    Value *weight = skipNoOps(conv->operand(1));
+    std::optional<std::vector<int64_t>> dims = staticShape(weight);
+    if (!x || !dims || dims->size() != 4)
+      return std::nullopt;
+    std::optional<Dequant> match = matchDequant(weight, false);
+    const int64_t outputs = (*dims)[0];
+    if (!match || staticShape(match->q) != dims || !perOutputChannel(match->scale, outputs) ||
+        (match->zero != nullptr && !perOutputChannel(match->zero, outputs)))
+      return std::nullopt;
+    const DType scaleType = match->scale->type().dtype;
+    std::vector<Value *> operands{x->xq, match->q, perGroup(conv, match->scale, outputs, 1)};
+    if (match->zero != nullptr)
+      operands.push_back(cast(conv, perGroup(conv, match->zero, outputs, 1), scaleType));
+    if (conv->numOperands() > 2)
+      operands.push_back(conv->operand(2));
+    ir::AttrMap attrs = conv->attrs();
+    attrs.set("has_zeros", match->zero != nullptr);
+    attrs.set("x_scale", x->scale);
+    attrs.set("x_zero", x->zero);
+    if (!replaceChecked(conv, OpKind::Conv2dWq, std::move(operands), std::move(attrs)))
+      return std::nullopt;
+    return "conv";
   }
 
   ir::Graph &graph_;
@@ -543,6 +615,7 @@ public:
   /// kernels skip them (the integer GEMM of a quantized x needs none). Returns the node that
   /// replaces `linear`, or `linear`.
   Expected<Node *> dropZeroZeros(Node *linear) {
+    const OpKind op = linear->op();
     if (!ir::attr::has_zeros(*linear))
       return linear;
     Value *zeros = linear->operand(3);
@@ -556,7 +629,7 @@ public:
     operands.erase(operands.begin() + 3);
     ir::AttrMap attrs = linear->attrs();
     attrs.set("has_zeros", false);
-    Node *replacement = graph_.insertNodeBefore(linear, OpKind::LinearWq, std::move(operands),
+    Node *replacement = graph_.insertNodeBefore(linear, op, std::move(operands),
                                                 {linear->result()->type()}, std::move(attrs));
     replaceNode(graph_, linear, replacement);
     dropIfUnused(zeros);
@@ -656,13 +729,15 @@ public:
     }
     nodes.clear();
     for (const auto &node : graph.nodes())
-      if (node->op() == OpKind::LinearWq)
+      if (node->op() == OpKind::LinearWq || node->op() == OpKind::Conv2dWq)
         nodes.push_back(node.get());
     for (Node *node : nodes) {
-      TC_ASSIGN_OR_RETURN(Node * linear, quantizer.dropZeroZeros(node));
-      changed |= linear != node;
-      TC_ASSIGN_OR_RETURN(bool done, quantizer.pack(linear));
-      changed |= done;
+      TC_ASSIGN_OR_RETURN(Node * quantized, quantizer.dropZeroZeros(node));
+      changed |= quantized != node;
+      if (quantized->op() == OpKind::LinearWq) {
+        TC_ASSIGN_OR_RETURN(bool done, quantizer.pack(quantized));
+        changed |= done;
+      }
     }
     quantizer.addStatistics();
     return changed;

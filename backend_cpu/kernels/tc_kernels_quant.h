@@ -706,4 +706,110 @@ void linear_wq_qx(int64_t rows, int64_t n, int64_t k, int64_t groups, const X *x
     out[i] = cast<S>(of[static_cast<size_t>(i)]);
 }
 
+/// conv2d_wq (ir/ops.def): conv2d of x [N, C, H, W] (u8 or i8, standing for
+/// (x - x_zero) * x_scale) with W[o] = (q[o] - zeros[o]) * scales[o], q [O, C/groups, KH, KW],
+/// plus bias; y [N, O, OH, OW] of the scales' type S. An int8 weight with float scales, no
+/// zeros and one group is an integer GEMM per image (tc_kernels_qgemm.h): the rows are the
+/// output pixels, each gathering its C * KH * KW inputs as unsigned bytes (padding reads the
+/// zero point: a dequantized 0), the columns the output channels (q as [O, C * KH * KW],
+/// pre-packed by thunderc when q_packed); the [pixels, O] product is transposed into y.
+/// Anything else dequantizes x and the weight and runs conv2d in float.
+template <typename X, typename Q, typename S>
+void conv2d_wq(const X *x, int64_t N, int64_t C, int64_t H, int64_t W, double x_scale,
+               int64_t x_zero, const Q *q, int64_t O, int64_t KH, int64_t KW, const S *scales,
+               const S *zeros, const S *bias, int64_t stride_h, int64_t stride_w, int64_t pad_h,
+               int64_t pad_w, int64_t dil_h, int64_t dil_w, int64_t groups, S *y, int64_t OH,
+               int64_t OW, bool q_packed = false) {
+  static_assert(std::is_same<X, uint8_t>::value || std::is_same<X, int8_t>::value,
+                "a quantized activation is uint8_t or int8_t");
+  if (N <= 0 || O <= 0 || OH <= 0 || OW <= 0)
+    return;
+  const int64_t taps = C / groups * KH * KW;
+  const int64_t pixels = OH * OW;
+  if constexpr (std::is_same<Q, int8_t>::value && std::is_same<S, float>::value) {
+    if (q_packed || (groups == 1 && zeros == nullptr && taps <= qgemm::kMaxDepth)) {
+      std::vector<int8_t> packing;
+      const int8_t *packed = q;
+      if (!q_packed) {
+        packing.resize(static_cast<size_t>(qgemm::packed_bytes(O, taps)));
+        qgemm::pack(O, taps, q, taps, packing.data());
+        packed = packing.data();
+      }
+      const qgemm::Kernel kernel = qgemm::kernel_for(qgemm::best_kernel(), pixels);
+      constexpr bool kSigned = std::is_same<X, int8_t>::value;
+      const int32_t offset = kSigned ? 128 : 0;
+      const auto pad_byte = static_cast<uint8_t>(x_zero + offset);
+      const int64_t ldu = qgemm::row_bytes(kernel, taps);
+      const int64_t rows =
+          kernel == qgemm::Kernel::amx
+              ? (pixels + qgemm::kAmxRows - 1) / qgemm::kAmxRows * qgemm::kAmxRows
+              : pixels;
+      std::vector<uint8_t> u(static_cast<size_t>(rows * ldu), 0);
+      std::vector<float> scale(static_cast<size_t>(O)), product(static_cast<size_t>(pixels * O));
+      for (int64_t o = 0; o < O; ++o)
+        scale[static_cast<size_t>(o)] = static_cast<float>(x_scale) * scales[o];
+      for (int64_t n = 0; n < N; ++n) {
+        const X *image = x + n * C * H * W;
+        tc::parallel_for(pixels, 64, [&](int64_t begin, int64_t end) {
+          for (int64_t r = begin; r < end; ++r) {
+            const int64_t oh = r / OW, ow = r % OW;
+            uint8_t *row = u.data() + r * ldu;
+            for (int64_t c = 0; c < C; ++c)
+              for (int64_t kh = 0; kh < KH; ++kh) {
+                const int64_t ih = oh * stride_h - pad_h + kh * dil_h;
+                uint8_t *dst = row + (c * KH + kh) * KW;
+                if (ih < 0 || ih >= H) {
+                  std::memset(dst, pad_byte, static_cast<size_t>(KW));
+                  continue;
+                }
+                const X *src = image + (c * H + ih) * W;
+                for (int64_t kw = 0; kw < KW; ++kw) {
+                  const int64_t iw = ow * stride_w - pad_w + kw * dil_w;
+                  dst[kw] = iw < 0 || iw >= W
+                                ? pad_byte
+                                : static_cast<uint8_t>(static_cast<int32_t>(src[iw]) + offset);
+                }
+              }
+          }
+        });
+        qgemm::gemm_u8s8(kernel, pixels, O, taps, u.data(), ldu,
+                         static_cast<int32_t>(x_zero) + offset, packed, scale.data(), bias,
+                         product.data());
+        float *image_out = y + n * O * pixels;
+        tc::parallel_for(O, 8, [&](int64_t begin, int64_t end) {
+          for (int64_t o = begin; o < end; ++o)
+            for (int64_t r = 0; r < pixels; ++r)
+              image_out[o * pixels + r] = product[static_cast<size_t>(r * O + o)];
+        });
+      }
+      return;
+    }
+  }
+  // Dequantized as PT2E's dequantize ops round them, then the float convolution.
+  const auto xs = static_cast<float>(x_scale);
+  std::vector<float> xf(static_cast<size_t>(N * C * H * W));
+  for (size_t i = 0; i < xf.size(); ++i)
+    xf[i] = static_cast<float>(static_cast<int64_t>(x[i]) - x_zero) * xs;
+  std::vector<float> wf(static_cast<size_t>(O * taps)), bf;
+  for (int64_t o = 0; o < O; ++o) {
+    const float s = cast<float>(scales[o]);
+    const float z = zeros != nullptr ? cast<float>(zeros[o]) : 0.f;
+    for (int64_t t = 0; t < taps; ++t)
+      wf[static_cast<size_t>(o * taps + t)] = (static_cast<float>(q[o * taps + t]) - z) * s;
+  }
+  if (bias != nullptr) {
+    bf.resize(static_cast<size_t>(O));
+    for (int64_t o = 0; o < O; ++o)
+      bf[static_cast<size_t>(o)] = cast<float>(bias[o]);
+  }
+  std::vector<float> workspace(
+      static_cast<size_t>(conv2d_workspace_size(C, KH, KW, OH, OW, groups)) + 1);
+  std::vector<float> out(static_cast<size_t>(N * O * pixels));
+  conv2d<float>(xf.data(), N, C, H, W, wf.data(), O, KH, KW,
+                bias != nullptr ? bf.data() : nullptr, stride_h, stride_w, pad_h, pad_w, dil_h,
+                dil_w, groups, out.data(), OH, OW, workspace.data());
+  for (size_t i = 0; i < out.size(); ++i)
+    y[i] = cast<S>(out[i]);
+}
+
 } // namespace tc

@@ -297,6 +297,49 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+/// tc::conv2d_wq on the GPU: one thread per output element; x dequantized as
+/// (x - x_zero) * x_scale and the weight as (q - zero) * scale in registers, float sums.
+template <typename X, typename Q, typename S>
+__global__ void __launch_bounds__(kThreads)
+    conv2d_wq_kernel(const X *__restrict__ x, float x_scale, int x_zero,
+                     const Q *__restrict__ q, const S *__restrict__ scales,
+                     const S *__restrict__ zeros, const S *__restrict__ bias, conv_shape s,
+                     int64_t count, S *__restrict__ y) {
+  const int64_t group_outputs = s.O / s.groups;
+  const int64_t group_channels = s.C / s.groups;
+  for (int64_t i = tc::cuda::global_thread(); i < count; i += tc::cuda::grid_threads()) {
+    const int64_t ow = i % s.OW;
+    const int64_t oh = i / s.OW % s.OH;
+    const int64_t plane = i / (s.OW * s.OH); // n * O + o
+    const int64_t o = plane % s.O;
+    const X *image = x + ((plane - o) / s.O * s.C + o / group_outputs * group_channels) * s.H * s.W;
+    const Q *taps = q + o * group_channels * s.KH * s.KW;
+    const float scale = tc::cast<float>(ldg(scales + o));
+    const float zero = zeros != nullptr ? tc::cast<float>(ldg(zeros + o)) : 0.f;
+    float sum = 0.f;
+    for (int64_t c = 0; c < group_channels; ++c)
+      for (int64_t kh = 0; kh < s.KH; ++kh) {
+        const int64_t ih = oh * s.stride_h - s.pad_h + kh * s.dil_h;
+        if (ih < 0 || ih >= s.H)
+          continue;
+        for (int64_t kw = 0; kw < s.KW; ++kw) {
+          const int64_t iw = ow * s.stride_w - s.pad_w + kw * s.dil_w;
+          if (iw < 0 || iw >= s.W)
+            continue;
+          const float xv =
+              static_cast<float>(static_cast<int>(ldg(image + (c * s.H + ih) * s.W + iw)) -
+                                 x_zero) * x_scale;
+          const float wv =
+              (static_cast<float>(ldg(taps + (c * s.KH + kh) * s.KW + kw)) - zero) * scale;
+          sum += xv * wv;
+        }
+      }
+    if (bias)
+      sum += tc::cast<float>(ldg(bias + o));
+    y[i] = tc::cast<S>(sum);
+  }
+}
+
 /// y[n, o, :] = bias[o] over planes [N * O] of `pixels` (blockDim.y planes per block).
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
@@ -403,6 +446,30 @@ inline int64_t conv2d_workspace_size(int64_t C, int64_t KH, int64_t KW, int64_t 
   if (groups > 0 && C == groups)
     return 0;
   return C * KH * KW * OH * OW;
+}
+
+/// tc::conv2d_wq: PT2E's statically quantized convolution (ir/ops.def conv2d_wq), a direct
+/// kernel (a first version: no tensor cores). q_packed is the CPU's layout only: CUDA bundles
+/// store weights row-major.
+template <typename X, typename Q, typename S>
+result conv2d_wq(const exec &ex, const X *x, int64_t N, int64_t C, int64_t H, int64_t W,
+                 double x_scale, int64_t x_zero, const Q *q, int64_t O, int64_t KH, int64_t KW,
+                 const S *scales, const S *zeros, const S *bias, int64_t stride_h,
+                 int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dil_h, int64_t dil_w,
+                 int64_t groups, S *y, int64_t OH, int64_t OW, bool q_packed = false) {
+  (void)q_packed;
+  if (N <= 0 || O <= 0 || OH <= 0 || OW <= 0)
+    return result{};
+  if (groups <= 0 || C % groups != 0 || O % groups != 0)
+    return detail::unsupported("tcg::conv2d_wq", "groups must divide the channel counts");
+  const detail::conv_shape shape{C,     H,     W,     O,     KH,     KW, stride_h, stride_w,
+                                 pad_h, pad_w, dil_h, dil_w, groups, OH, OW};
+  const int64_t count = N * O * OH * OW;
+  TC_LAUNCH(detail::blocks_for(count), detail::kThreads, 0, ex.stream,
+            detail::conv2d_wq_kernel<X, Q, S>)
+  (x, static_cast<float>(x_scale), static_cast<int>(x_zero), q, scales, zeros, bias, shape,
+   count, y);
+  return detail::launched();
 }
 
 /// tc::conv2d: x [N, C, H, W] (*) weight [O, C / groups, KH, KW] + bias [O] (may be null) ->

@@ -183,6 +183,9 @@ def test_quantized_program(variant, level, tmp_path):
     # Statically quantized activations feed the linears as integers (the integer GEMM).
     static = variant.startswith("pt2e") and "dynamic" not in variant
     assert (ir.count("x_scale=") >= expected_wq) == static, ir
+    # ... and the convolutions too (conv2d_wq: the integer GEMM per image).
+    convolutions = 2 if static and variant != "pt2e_x86_mlp" else 0
+    assert ir.count("= conv2d_wq(") == convolutions, ir
     if (variant, level) not in BUNDLES:
         return
     bundle = tmp_path / "bundle"
@@ -190,6 +193,7 @@ def test_quantized_program(variant, level, tmp_path):
     if static:
         source = (bundle / "quantized.cpp").read_text()
         assert source.count("tc::linear_wq_qx<") >= expected_wq, source
+        assert source.count("tc::conv2d_wq<") == convolutions, source
     build = build_bundle(bundle)
     output = tmp_path / "bundle.npy"
     run([os.path.join(build, "quantized_run"), "--inputs", str(inputs), "--outputs", str(output)])

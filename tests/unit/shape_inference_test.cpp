@@ -240,6 +240,17 @@ std::vector<Example> examples() {
                   attrs({{"bits", intAttr(4)}, {"has_zeros", true}}),
                   {},
                   "f32[?s0,16]"});
+  list.push_back({OpKind::Conv2dWq,
+                  {"u8[2,4,9,9]", "i8[8,4,3,3]", "f32[8,1]", "f32[8]"},
+                  [] {
+                    AttrMap map = convAttrs({2, 2}, {1, 1});
+                    map.set("has_zeros", false);
+                    map.set("x_scale", 0.05);
+                    map.set("x_zero", int64_t(128));
+                    return map;
+                  }(),
+                  {},
+                  "f32[2,8,5,5]"});
   list.push_back({OpKind::Matmul, {"f32[2,1,3,4]", "f32[5,4,6]"}, {}, {}, "f32[2,5,3,6]"});
   list.push_back({OpKind::Addmm,
                   {"f32[3]", "f32[2,4]", "f32[4,3]"},
