@@ -1087,6 +1087,17 @@ class _QuantizedWeights(nn.Module):
         self.register_buffer("q4", torch.randint(-8, 8, (7, 2, 8), dtype=torch.int8))
         self.register_buffer("z4", torch.randint(-2, 3, (7, 2, 1), dtype=torch.int8))
         self.register_buffer("s4", torch.rand(7, 2, 1) * 0.2 + 0.01)
+        # A convolution's int8 weight [6, 4, 3, 3] with a scale per output channel (PT2E's).
+        self.register_buffer("qc", torch.randint(-128, 128, (6, 4, 3, 3), dtype=torch.int8))
+        self.register_buffer("sc", torch.rand(6, 1, 1, 1) * 0.02 + 0.001)
+
+
+def _static_quantized(x, scale, zero, dtype=torch.uint8):
+    """PT2E's quantize_per_tensor then dequantize_per_tensor of an activation, spelled out:
+    what thunderc's integer GEMMs (linear_wq / conv2d_wq with x_scale) read as integers."""
+    low, high = (0, 255) if dtype == torch.uint8 else (-128, 127)
+    q = torch.clamp(torch.round(x * (1.0 / scale)) + zero, low, high).to(dtype)
+    return (q.to(x.dtype) - zero) * scale
 
 
 def _nn_submodules():
@@ -1145,6 +1156,13 @@ NN_CASES: list[tuple[str, CaseFn]] = [
     ("linear_int4_groups", lambda m, t: F.linear(
         t.x3, ((m.quant.q4.to(t.x3.dtype) - m.quant.z4.to(t.x3.dtype)) * m.quant.s4).reshape(
             7, 16), m.fc.bias)),
+    # statically quantized activations (PT2E): u8 into an int8 linear, i8 into a convolution
+    ("linear_static_int8", lambda m, t: F.linear(
+        _static_quantized(t.x2, 0.02, 131), m.quant.q8.to(t.x2.dtype) * m.quant.s8[:, None],
+        m.fc.bias)),
+    ("conv2d_static_int8", lambda m, t: F.conv2d(
+        _static_quantized(t.img, 0.03, -3, torch.int8),
+        m.quant.qc.to(t.img.dtype) * m.quant.sc, m.conv_s2p1.bias, stride=2, padding=1)),
     ("linear_nobias", lambda m, t: m.fc_nobias(t.x2)),
     ("linear_3d", lambda m, t: m.fc(t.x3)),
     ("linear_3d_nobias", lambda m, t: m.fc_nobias(t.x3)),

@@ -202,3 +202,89 @@ TEST_CASE("kernels: linear_wq_qx takes the integer GEMM or dequantizes x") {
   // The float path sums float products: 1e-4 as linear_wq's own test.
   checkValues(doublesOf(dequantized), expected, 1e-4);
 }
+
+namespace {
+
+struct ConvCase {
+  int64_t n, c, h, w, o, kh, kw, stride, pad, dil, groups;
+  bool signed_x, zeros, bias;
+};
+
+std::string describe(const ConvCase &c) {
+  return "x [" + std::to_string(c.n) + "," + std::to_string(c.c) + "," + std::to_string(c.h) +
+         "," + std::to_string(c.w) + "] weight [" + std::to_string(c.o) + ",_," +
+         std::to_string(c.kh) + "," + std::to_string(c.kw) + "] stride " +
+         std::to_string(c.stride) + " pad " + std::to_string(c.pad) + " dilation " +
+         std::to_string(c.dil) + " groups " + std::to_string(c.groups) +
+         (c.signed_x ? " i8" : " u8") + (c.zeros ? " zeros" : "") + (c.bias ? " bias" : "");
+}
+
+} // namespace
+
+TEST_CASE("kernels: conv2d_wq matches the interpreter (integer GEMM and float paths)") {
+  // 3x3 padded and strided (the padding reads the zero point), 1x1, dilated, a 7x7 stem with
+  // many output pixels (AMX's 32-row blocks with a tail); groups and weight zero points take
+  // the float path.
+  const std::vector<ConvCase> cases = {
+      {2, 4, 9, 9, 6, 3, 3, 2, 1, 1, 1, false, false, true},
+      {1, 16, 5, 7, 33, 1, 1, 1, 0, 1, 1, true, false, false},
+      {1, 3, 11, 10, 8, 3, 3, 1, 2, 2, 1, true, false, true},
+      {1, 3, 20, 20, 16, 7, 7, 2, 3, 1, 1, false, false, true},
+      {2, 4, 6, 6, 6, 3, 3, 1, 1, 1, 2, false, false, true},
+      {1, 4, 6, 6, 5, 3, 3, 1, 1, 1, 1, true, true, false},
+  };
+  for (const ConvCase &c : cases) {
+    INFO(describe(c));
+    const double low = c.signed_x ? -128.0 : 0.0;
+    const int64_t zero = c.signed_x ? -5 : 140;
+    const double scale = 0.021;
+    HostTensor x = makeTensor(c.signed_x ? DType::I8 : DType::U8, {c.n, c.c, c.h, c.w},
+                              integers(c.n * c.c * c.h * c.w, 91, low, low + 256.0));
+    const int64_t taps = c.c / c.groups * c.kh * c.kw;
+    HostTensor q = makeTensor(DType::I8, {c.o, c.c / c.groups, c.kh, c.kw},
+                              integers(c.o * taps, 92, -128.0, 128.0));
+    HostTensor scales = randomTensor(DType::F32, {c.o, 1}, 93, 0.001, 0.05);
+    HostTensor zeros = makeTensor(DType::F32, {c.o, 1}, integers(c.o, 94, -3.0, 4.0));
+    HostTensor bias = randomTensor(DType::F32, {c.o}, 95);
+    std::vector<HostTensor> operands{x, q, scales};
+    if (c.zeros)
+      operands.push_back(zeros);
+    if (c.bias)
+      operands.push_back(bias);
+    AttrMap attrs;
+    attrs.set("stride", std::vector<int64_t>{c.stride, c.stride});
+    attrs.set("padding", std::vector<int64_t>{c.pad, c.pad});
+    attrs.set("dilation", std::vector<int64_t>{c.dil, c.dil});
+    attrs.set("groups", c.groups);
+    attrs.set("has_zeros", c.zeros);
+    attrs.set("x_scale", scale);
+    attrs.set("x_zero", zero);
+    std::vector<double> expected = interpretOp(OpKind::Conv2dWq, operands, attrs);
+    const int64_t oh = (c.h + 2 * c.pad - c.dil * (c.kh - 1) - 1) / c.stride + 1;
+    const int64_t ow = (c.w + 2 * c.pad - c.dil * (c.kw - 1) - 1) / c.stride + 1;
+    REQUIRE(static_cast<int64_t>(expected.size()) == c.n * c.o * oh * ow);
+    std::vector<int8_t> qv = typedOf<int8_t>(q);
+    std::vector<float> sv = typedOf<float>(scales), zv = typedOf<float>(zeros),
+                       bv = typedOf<float>(bias);
+    auto run = [&](const auto &xv, const int8_t *weight, bool packed) {
+      std::vector<float> out(expected.size(), std::nanf(""));
+      using X = typename std::decay_t<decltype(xv)>::value_type;
+      tc::conv2d_wq<X, int8_t, float>(xv.data(), c.n, c.c, c.h, c.w, scale, zero, weight, c.o,
+                                      c.kh, c.kw, sv.data(), c.zeros ? zv.data() : nullptr,
+                                      c.bias ? bv.data() : nullptr, c.stride, c.stride, c.pad,
+                                      c.pad, c.dil, c.dil, c.groups, out.data(), oh, ow, packed);
+      return out;
+    };
+    std::vector<float> got = c.signed_x ? run(typedOf<int8_t>(x), qv.data(), false)
+                                        : run(typedOf<uint8_t>(x), qv.data(), false);
+    // Exact integer sums scaled once against float products summed in double (k <= 147).
+    checkValues(doublesOf(got), expected, 2e-5);
+    if (c.groups == 1 && !c.zeros) {
+      std::vector<int8_t> packed(static_cast<size_t>(tc::qgemm::packed_bytes(c.o, taps)));
+      tc::qgemm::pack(c.o, taps, qv.data(), taps, packed.data());
+      std::vector<float> prepacked = c.signed_x ? run(typedOf<int8_t>(x), packed.data(), true)
+                                                : run(typedOf<uint8_t>(x), packed.data(), true);
+      CHECK(std::memcmp(prepacked.data(), got.data(), got.size() * sizeof(float)) == 0);
+    }
+  }
+}
