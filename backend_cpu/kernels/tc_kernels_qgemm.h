@@ -337,13 +337,15 @@ inline Kernel kernel_for(Kernel best, int64_t rows) {
   return best == Kernel::amx && rows < kAmxMinRows ? Kernel::vnni : best;
 }
 
-/// out [rows, n] (row stride n) = (u - zero) W^T scaled by scale[j] plus bias[j], u [rows, ldu]
+/// out [rows, n] (row stride n; with ldo_transposed > 0, out[j * ldo_transposed + r], as a
+/// convolution's [channels, pixels] wants) = (u - zero) W^T scaled by scale[j] plus bias[j],
+/// u [rows, ldu]
 /// bytes with ldu >= 4 * groups_of(k) and zero bytes past k, W packed (pack). Parallel over
 /// blocks of 12 rows (AMX: 32) x 32 columns, panel by panel. The AMX kernel needs u as
 /// unsigned_rows makes it for Kernel::amx (whole blocks of rows, amx_row_bytes per row).
 inline void gemm_u8s8(Kernel kernel, int64_t rows, int64_t n, int64_t k, const uint8_t *u,
                       int64_t ldu, int32_t zero, const int8_t *packed, const float *scale,
-                      const float *bias, float *out) {
+                      const float *bias, float *out, int64_t ldo_transposed = 0) {
   if (rows <= 0 || n <= 0)
     return;
   const int64_t groups = groups_of(k);
@@ -352,39 +354,41 @@ inline void gemm_u8s8(Kernel kernel, int64_t rows, int64_t n, int64_t k, const u
   const int64_t tasks = panels_of(n) * row_blocks;
   tc::parallel_for(tasks, 1, [&](int64_t begin, int64_t end) {
 #if TC_QGEMM_X86
-    if (kernel == Kernel::amx) {
-      const AmxConfig config;
-      amx_begin(config);
-      for (int64_t task = begin; task < end; ++task) {
-        const int64_t panel = task / row_blocks;
-        const int64_t r0 = (task % row_blocks) * block_rows;
-        const int m = static_cast<int>(rows - r0 < block_rows ? rows - r0 : block_rows);
-        const int64_t j0 = panel * kNr;
-        const int cols = static_cast<int>(n - j0 < kNr ? n - j0 : kNr);
-        const Epilogue e{zero, scale + j0, bias != nullptr ? bias + j0 : nullptr};
-        block_amx(m, groups, u + r0 * ldu, ldu, packed + panel * panel_bytes(k), e,
-                  out + r0 * n + j0, n, cols);
-      }
-      amx_end();
-      return;
-    }
+    const bool amx = kernel == Kernel::amx;
+    if (amx)
+      amx_begin(AmxConfig{});
 #endif
+    alignas(64) float tile[kAmxRows * kNr];
     for (int64_t task = begin; task < end; ++task) {
       const int64_t panel = task / row_blocks;
-      const int64_t r0 = (task % row_blocks) * kMr;
-      const int m = static_cast<int>(rows - r0 < kMr ? rows - r0 : kMr);
+      const int64_t r0 = (task % row_blocks) * block_rows;
+      const int m = static_cast<int>(rows - r0 < block_rows ? rows - r0 : block_rows);
       const int64_t j0 = panel * kNr;
       const int cols = static_cast<int>(n - j0 < kNr ? n - j0 : kNr);
       const Epilogue e{zero, scale + j0, bias != nullptr ? bias + j0 : nullptr};
       const int8_t *block = packed + panel * panel_bytes(k);
+      // Transposed output: the block goes through a local tile, then column by column.
+      float *dst = ldo_transposed > 0 ? tile : out + r0 * n + j0;
+      const int64_t ldd = ldo_transposed > 0 ? kNr : n;
 #if TC_QGEMM_X86
-      if (kernel == Kernel::vnni) {
-        block_vnni_rows(m, groups, u + r0 * ldu, ldu, block, e, out + r0 * n + j0, n, cols);
-        continue;
-      }
+      if (amx)
+        block_amx(m, groups, u + r0 * ldu, ldu, block, e, dst, ldd, cols);
+      else if (kernel == Kernel::vnni)
+        block_vnni_rows(m, groups, u + r0 * ldu, ldu, block, e, dst, ldd, cols);
+      else
 #endif
-      block_portable(m, groups, u + r0 * ldu, ldu, block, e, out + r0 * n + j0, n, cols);
+        block_portable(m, groups, u + r0 * ldu, ldu, block, e, dst, ldd, cols);
+      if (ldo_transposed > 0)
+        for (int c = 0; c < cols; ++c) {
+          float *column = out + (j0 + c) * ldo_transposed + r0;
+          for (int r = 0; r < m; ++r)
+            column[r] = tile[r * kNr + c];
+        }
     }
+#if TC_QGEMM_X86
+    if (amx)
+      amx_end();
+#endif
   });
 }
 

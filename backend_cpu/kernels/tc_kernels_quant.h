@@ -711,8 +711,9 @@ void linear_wq_qx(int64_t rows, int64_t n, int64_t k, int64_t groups, const X *x
 /// plus bias; y [N, O, OH, OW] of the scales' type S. An int8 weight with float scales, no
 /// zeros and one group is an integer GEMM per image (tc_kernels_qgemm.h): the rows are the
 /// output pixels, each gathering its C * KH * KW inputs as unsigned bytes (padding reads the
-/// zero point: a dequantized 0), the columns the output channels (q as [O, C * KH * KW],
-/// pre-packed by thunderc when q_packed); the [pixels, O] product is transposed into y.
+/// zero point: a dequantized 0; gathered tap by tap for blocks of 64 pixels), the columns the
+/// output channels (q as [O, C * KH * KW], pre-packed by thunderc when q_packed); the GEMM
+/// writes each block of the [pixels, O] product transposed into y [O, pixels].
 /// Anything else dequantizes x and the weight and runs conv2d in float.
 template <typename X, typename Q, typename S>
 void conv2d_wq(const X *x, int64_t N, int64_t C, int64_t H, int64_t W, double x_scale,
@@ -745,42 +746,69 @@ void conv2d_wq(const X *x, int64_t N, int64_t C, int64_t H, int64_t W, double x_
               ? (pixels + qgemm::kAmxRows - 1) / qgemm::kAmxRows * qgemm::kAmxRows
               : pixels;
       std::vector<uint8_t> u(static_cast<size_t>(rows * ldu), 0);
-      std::vector<float> scale(static_cast<size_t>(O)), product(static_cast<size_t>(pixels * O));
+      std::vector<float> scale(static_cast<size_t>(O));
       for (int64_t o = 0; o < O; ++o)
         scale[static_cast<size_t>(o)] = static_cast<float>(x_scale) * scales[o];
+      constexpr int64_t kBlock = 64; // output pixels gathered together
       for (int64_t n = 0; n < N; ++n) {
         const X *image = x + n * C * H * W;
-        tc::parallel_for(pixels, 64, [&](int64_t begin, int64_t end) {
-          for (int64_t r = begin; r < end; ++r) {
-            const int64_t oh = r / OW, ow = r % OW;
-            uint8_t *row = u.data() + r * ldu;
+        const int64_t blocks = (pixels + kBlock - 1) / kBlock;
+        tc::parallel_for(blocks, 1, [&](int64_t begin, int64_t end) {
+          // A block's pixels as runs along output rows: (first pixel, length, oh, first ow).
+          int64_t runs[kBlock][4];
+          for (int64_t r0 = begin * kBlock; r0 < end * kBlock && r0 < pixels; r0 += kBlock) {
+            const int64_t count = pixels - r0 < kBlock ? pixels - r0 : kBlock;
+            int64_t num_runs = 0;
+            for (int64_t i = 0; i < count;) {
+              const int64_t oh = (r0 + i) / OW, ow = (r0 + i) % OW;
+              const int64_t length = count - i < OW - ow ? count - i : OW - ow;
+              runs[num_runs][0] = i;
+              runs[num_runs][1] = length;
+              runs[num_runs][2] = oh;
+              runs[num_runs][3] = ow;
+              ++num_runs;
+              i += length;
+            }
+            // Tap by tap over the block's pixels: the reads walk an input row, the writes
+            // stay in the block's rows of u (L1); bounds are checked once per run.
             for (int64_t c = 0; c < C; ++c)
-              for (int64_t kh = 0; kh < KH; ++kh) {
-                const int64_t ih = oh * stride_h - pad_h + kh * dil_h;
-                uint8_t *dst = row + (c * KH + kh) * KW;
-                if (ih < 0 || ih >= H) {
-                  std::memset(dst, pad_byte, static_cast<size_t>(KW));
-                  continue;
-                }
-                const X *src = image + (c * H + ih) * W;
+              for (int64_t kh = 0; kh < KH; ++kh)
                 for (int64_t kw = 0; kw < KW; ++kw) {
-                  const int64_t iw = ow * stride_w - pad_w + kw * dil_w;
-                  dst[kw] = iw < 0 || iw >= W
-                                ? pad_byte
-                                : static_cast<uint8_t>(static_cast<int32_t>(src[iw]) + offset);
+                  const int64_t p = (c * KH + kh) * KW + kw;
+                  const int64_t shift = kw * dil_w - pad_w; // iw = ow * stride_w + shift
+                  for (int64_t run = 0; run < num_runs; ++run) {
+                    const int64_t first = runs[run][0], length = runs[run][1];
+                    const int64_t ih = runs[run][2] * stride_h - pad_h + kh * dil_h;
+                    const int64_t ow0 = runs[run][3];
+                    uint8_t *dst = u.data() + (r0 + first) * ldu + p;
+                    // Pixels [lo, hi) of the run read inside the row.
+                    int64_t lo = 0, hi = 0;
+                    if (ih >= 0 && ih < H) {
+                      const int64_t need = -shift - ow0 * stride_w; // iw >= 0
+                      lo = need <= 0 ? 0 : (need + stride_w - 1) / stride_w;
+                      const int64_t room = W - 1 - shift - ow0 * stride_w; // iw <= W - 1
+                      hi = room < 0 ? 0 : room / stride_w + 1;
+                      lo = lo < length ? lo : length;
+                      hi = hi < length ? hi : length;
+                      hi = hi < lo ? lo : hi;
+                    }
+                    for (int64_t i = 0; i < lo; ++i)
+                      dst[i * ldu] = pad_byte;
+                    if (lo < hi) {
+                      const X *src = image + (c * H + ih) * W + ow0 * stride_w + shift;
+                      for (int64_t i = lo; i < hi; ++i)
+                        dst[i * ldu] = static_cast<uint8_t>(
+                            static_cast<int32_t>(src[i * stride_w]) + offset);
+                    }
+                    for (int64_t i = hi; i < length; ++i)
+                      dst[i * ldu] = pad_byte;
+                  }
                 }
-              }
           }
         });
         qgemm::gemm_u8s8(kernel, pixels, O, taps, u.data(), ldu,
                          static_cast<int32_t>(x_zero) + offset, packed, scale.data(), bias,
-                         product.data());
-        float *image_out = y + n * O * pixels;
-        tc::parallel_for(O, 8, [&](int64_t begin, int64_t end) {
-          for (int64_t o = begin; o < end; ++o)
-            for (int64_t r = 0; r < pixels; ++r)
-              image_out[o * pixels + r] = product[static_cast<size_t>(r * O + o)];
-        });
+                         y + n * O * pixels, pixels);
       }
       return;
     }
