@@ -14,7 +14,10 @@
 //                          block, chosen by the CPU at run time; pack_b_whole (also run by
 //                          thunderc to write pre-packed weights)
 //   tc_kernels_quant.h     linear_wq (int8 / packed int4 weights; AVX-512, AVX2 or scalar
-//                          GEMV by the CPU, dequantized blocks + gemm for many rows)
+//                          GEMV by the CPU, dequantized blocks + gemm for many rows),
+//                          linear_wq_qx and conv2d_wq (statically quantized activations)
+//   tc_kernels_qgemm.h     the u8 x s8 integer GEMM (AMX-INT8, AVX-512 VNNI or portable,
+//                          by the CPU) on int8 weights packed with their column sums
 //   tc_kernels_pool.h      max_pool2d, avg_pool2d, adaptive_avg_pool2d, upsample
 //   tc_kernels_reduce.h    reduce (sum/mean/amax/amin/prod), reduce_any, variance, argmax,
 //                          cumsum

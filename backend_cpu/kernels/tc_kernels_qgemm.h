@@ -22,7 +22,8 @@
 // - AVX-512 VNNI keeps a 12 x 32 block of int32 sums in 24 zmm registers; per group of four
 //   inputs it loads the panel's two 64-byte rows and, per row of u, broadcasts four bytes and
 //   issues two vpdpbusd (u8 x s8, four products per lane).
-// - Elsewhere a portable loop over the same layout computes the same integers.
+// - Elsewhere a portable loop over the same layout computes the same integers; it is slow, so
+//   the layers take the float path there (integer_gemm_preferred), unpacking the weight.
 // The epilogue subtracts zero * sums, converts to float, scales and adds the bias (one fused
 // multiply-add). Compiled with target attributes and chosen at run time by the CPU, whatever
 // the compiler flags; TC_QGEMM=portable or TC_QGEMM=vnni in the environment caps the choice
@@ -327,6 +328,27 @@ inline Kernel best_kernel() {
     return !portable && kernel_available(Kernel::vnni) ? Kernel::vnni : Kernel::portable;
   }();
   return best;
+}
+
+/// Whether the quantized layers should run the integer GEMM here: where the CPU has VNNI or
+/// AMX, or TC_QGEMM=portable asks for the portable loop. Elsewhere (AVX2-only and non-x86
+/// CPUs) the float path is faster than the portable loop, and linear_wq_qx / conv2d_wq take it.
+inline bool integer_gemm_preferred() {
+  static const bool preferred = [] {
+    const char *forced = std::getenv("TC_QGEMM");
+    return best_kernel() != Kernel::portable ||
+           (forced != nullptr && std::strcmp(forced, "portable") == 0);
+  }();
+  return preferred;
+}
+
+/// The int8 weight [n, k] (row stride k) back from its packed layout.
+inline void unpack(int64_t n, int64_t k, const int8_t *packed, int8_t *q) {
+  for (int64_t j = 0; j < n; ++j) {
+    const int8_t *panel = packed + (j / kNr) * panel_bytes(k);
+    for (int64_t p = 0; p < k; ++p)
+      q[j * k + p] = panel[(p / 4) * 4 * kNr + (j % kNr) * 4 + p % 4];
+  }
 }
 
 /// Rows of x from which the AMX kernel is used (below, VNNI's register blocks waste less).

@@ -664,7 +664,9 @@ void linear_wq(int64_t rows, int64_t n, int64_t k, int64_t groups, const T *x, c
 /// standing for (x - x_zero) * x_scale; out and bias have the scales' type S. An int8 weight
 /// with one float scale per output feature and no zeros runs the integer GEMM
 /// (tc_kernels_qgemm.h; q_packed: q is already in its packed layout, as thunderc stores a
-/// weight only such layers read); anything else dequantizes x to float and runs linear_wq.
+/// weight only such layers read); anything else -- and any layer on a CPU without VNNI or AMX
+/// (qgemm::integer_gemm_preferred), the weight unpacked -- dequantizes x to float and runs
+/// linear_wq.
 template <typename X, typename Q, typename S>
 void linear_wq_qx(int64_t rows, int64_t n, int64_t k, int64_t groups, const X *x,
                   double x_scale, int64_t x_zero, const Q *q, const S *scales, const S *zeros,
@@ -673,8 +675,16 @@ void linear_wq_qx(int64_t rows, int64_t n, int64_t k, int64_t groups, const X *x
                 "a quantized activation is uint8_t or int8_t");
   if (rows <= 0 || n <= 0)
     return;
+  std::vector<int8_t> unpacked;
   if constexpr (std::is_same<Q, int8_t>::value && std::is_same<S, float>::value) {
-    if (q_packed || (groups == 1 && zeros == nullptr && k <= qgemm::kMaxDepth)) {
+    if (q_packed && !qgemm::integer_gemm_preferred()) {
+      unpacked.resize(static_cast<size_t>(n * k));
+      qgemm::unpack(n, k, q, unpacked.data());
+      q = unpacked.data();
+      q_packed = false;
+    }
+    if (q_packed || (groups == 1 && zeros == nullptr && k <= qgemm::kMaxDepth &&
+                     qgemm::integer_gemm_preferred())) {
       std::vector<int8_t> packing;
       const int8_t *packed = q;
       if (!q_packed) {
@@ -714,7 +724,8 @@ void linear_wq_qx(int64_t rows, int64_t n, int64_t k, int64_t groups, const X *x
 /// zero point: a dequantized 0; gathered tap by tap for blocks of 64 pixels), the columns the
 /// output channels (q as [O, C * KH * KW], pre-packed by thunderc when q_packed); the GEMM
 /// writes each block of the [pixels, O] product transposed into y [O, pixels].
-/// Anything else dequantizes x and the weight and runs conv2d in float.
+/// Anything else -- and any layer on a CPU without VNNI or AMX, the weight unpacked --
+/// dequantizes x and the weight and runs conv2d in float.
 template <typename X, typename Q, typename S>
 void conv2d_wq(const X *x, int64_t N, int64_t C, int64_t H, int64_t W, double x_scale,
                int64_t x_zero, const Q *q, int64_t O, int64_t KH, int64_t KW, const S *scales,
@@ -727,8 +738,16 @@ void conv2d_wq(const X *x, int64_t N, int64_t C, int64_t H, int64_t W, double x_
     return;
   const int64_t taps = C / groups * KH * KW;
   const int64_t pixels = OH * OW;
+  std::vector<int8_t> unpacked;
   if constexpr (std::is_same<Q, int8_t>::value && std::is_same<S, float>::value) {
-    if (q_packed || (groups == 1 && zeros == nullptr && taps <= qgemm::kMaxDepth)) {
+    if (q_packed && !qgemm::integer_gemm_preferred()) {
+      unpacked.resize(static_cast<size_t>(O * taps));
+      qgemm::unpack(O, taps, q, unpacked.data());
+      q = unpacked.data();
+      q_packed = false;
+    }
+    if (q_packed || (groups == 1 && zeros == nullptr && taps <= qgemm::kMaxDepth &&
+                     qgemm::integer_gemm_preferred())) {
       std::vector<int8_t> packing;
       const int8_t *packed = q;
       if (!q_packed) {

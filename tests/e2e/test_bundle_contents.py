@@ -39,9 +39,10 @@ def test_cpu_bundle_ships_runtime_and_cpu_kernels_only(mlp, tmp_path):
     assert {f for f in files if f.startswith("runtime/")} == RUNTIME
     assert kernels(files) == {"tc_math.h", "tc_random.h", "tc_model_common.h", "tc_model_base.h",
                               "tc_kernels.h", "tc_kernels_common.h", "tc_kernels_linalg.h",
-                              "tc_kernels_nn.h", "tc_kernels_pool.h", "tc_kernels_quant.h",
-                              "tc_kernels_reduce.h", "tc_kernels_sgemm.h", "tc_kernels_shape.h",
-                              "tc_kernels_sort.h", "tc_lapack.h", "tc_parallel.h"}
+                              "tc_kernels_nn.h", "tc_kernels_pool.h", "tc_kernels_qgemm.h",
+                              "tc_kernels_quant.h", "tc_kernels_reduce.h", "tc_kernels_sgemm.h",
+                              "tc_kernels_shape.h", "tc_kernels_sort.h", "tc_lapack.h",
+                              "tc_parallel.h"}
     assert files - RUNTIME - {"kernels/" + k for k in kernels(files)} == {
         ".thunderc-bundle", "CMakeLists.txt", "README.md", "mlp.h", "mlp.cpp", "mlp_run.cpp",
         "weights.bin"}

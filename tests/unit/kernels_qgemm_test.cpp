@@ -119,6 +119,14 @@ TEST_CASE("kernels: the packed int8 weight holds 4-byte groups per column and co
     std::memcpy(&stored, panel + 2 * 128 + (j % 32) * 4, sizeof stored);
     CHECK(stored == sum);
   }
+  // CPUs without VNNI or AMX take the float path on the unpacked weight.
+  std::vector<int8_t> unpacked(q.size(), 99);
+  tc::qgemm::unpack(n, k, packed.data(), unpacked.data());
+  CHECK(unpacked == q);
+  MESSAGE("the quantized layers run "
+          << std::string(tc::qgemm::integer_gemm_preferred() ? "the integer GEMM"
+                                                             : "the float path")
+          << " here");
 }
 
 TEST_CASE("kernels: the integer GEMM matches the interpreter on every kernel") {
