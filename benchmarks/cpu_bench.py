@@ -66,11 +66,13 @@ LABELS = {"bundle": "bundle", "eager": "eager", "compile": "torch.compile", "ort
 DEFAULT_MODELS = "hf_bert,hf_gpt2,hf_llama,hf_vit,hf_resnet"
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+def common_parser(doc: str, default_models: str, backends: list[str], out: Path,
+                  out_help: str) -> argparse.ArgumentParser:
+    """The options cpu_bench.py and quant_bench.py share (resolve_args completes them)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default=None,
-                        help=f"comma-separated gallery names (default {DEFAULT_MODELS})")
+                        help=f"comma-separated gallery names (default {default_models})")
     parser.add_argument("--size", choices=["real", "small"], default=None,
                         help="real: gallery.REAL sizes (default); small: the CI gallery configs")
     parser.add_argument("--batches", default=None, help="comma-separated batch sizes (default 1,8)")
@@ -83,22 +85,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="the timed runs are split into this many rounds that cycle through "
                              "the backends; a latency is the median of the rounds' medians "
                              "(default 2)")
-    parser.add_argument("--skip", default="", help=f"backends not to run, of {','.join(BACKENDS)}")
-    parser.add_argument("--out", type=Path, default=ROOT / "build" / "cpu_bench",
-                        help="cpu_bench.{json,md,png} and the work folder go here")
+    parser.add_argument("--skip", default="", help=f"backends not to run, of {','.join(backends)}")
+    parser.add_argument("--out", type=Path, default=out, help=out_help)
     parser.add_argument("--thunderc", default=os.environ.get("THUNDERC_BIN",
                                                              str(ROOT / "build" / "cli" / "thunderc")))
     parser.add_argument("--smoke", action="store_true",
                         help="a quick check that every backend runs: small hf_bert, batch 1, one "
                              "thread, 3 iterations (explicit options still win)")
-    parser.add_argument("--no-chart", action="store_true", help="do not write the PNG chart")
-    parser.add_argument("--keep-work", action="store_true",
-                        help="keep each case's .pt2, bundle, ONNX and AOTInductor files under "
-                             "<out>/work (at real sizes several GiB in all)")
+    return parser
+
+
+def resolve_args(parser: argparse.ArgumentParser, argv: list[str] | None, default_models: str,
+                 backends: list[str]) -> argparse.Namespace:
+    """Parses argv: the --smoke or normal defaults, then lists and checks."""
     opts = parser.parse_args(argv)
     smoke = dict(models="hf_bert", size="small", batches="1", threads="1", iters=3, warmup=1,
                  rounds=1)
-    normal = dict(models=DEFAULT_MODELS, size="real", batches="1,8", threads="1,all", iters=10,
+    normal = dict(models=default_models, size="real", batches="1,8", threads="1,all", iters=10,
                   warmup=2, rounds=2)
     for key, value in (smoke if opts.smoke else normal).items():
         if getattr(opts, key) is None:
@@ -119,9 +122,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             threads.append(n)
     opts.threads = threads
     skip = {s.strip() for s in opts.skip.split(",") if s.strip()}
-    if skip - set(BACKENDS):
-        parser.error(f"--skip: unknown backend(s) {', '.join(sorted(skip - set(BACKENDS)))}; "
-                     f"known: {', '.join(BACKENDS)}")
+    if skip - set(backends):
+        parser.error(f"--skip: unknown backend(s) {', '.join(sorted(skip - set(backends)))}; "
+                     f"known: {', '.join(backends)}")
     if "eager" in skip:
         parser.error("--skip: eager is the reference of every ratio and error; it always runs")
     opts.skip = skip
@@ -132,6 +135,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if any(b < 1 for b in opts.batches) or any(t < 1 for t in opts.threads):
         parser.error("--batches and --threads must be positive")
     return opts
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = common_parser(__doc__, DEFAULT_MODELS, BACKENDS, ROOT / "build" / "cpu_bench",
+                           "cpu_bench.{json,md,png} and the work folder go here")
+    parser.add_argument("--no-chart", action="store_true", help="do not write the PNG chart")
+    parser.add_argument("--keep-work", action="store_true",
+                        help="keep each case's .pt2, bundle, ONNX and AOTInductor files under "
+                             "<out>/work (at real sizes several GiB in all)")
+    return resolve_args(parser, argv, DEFAULT_MODELS, BACKENDS)
 
 
 # The Inductor caches go to a fresh folder per run, so that compile times are cold ones. Set

@@ -88,69 +88,12 @@ RTOL, ATOL = 1.3e-6, 1e-5
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--models", default=None,
-                        help=f"comma-separated gallery names (default {DEFAULT_MODELS})")
-    parser.add_argument("--size", choices=["real", "small"], default=None,
-                        help="real: gallery.REAL sizes (default); small: the CI gallery configs")
-    parser.add_argument("--batches", default=None, help="comma-separated batch sizes (default 1,8)")
-    parser.add_argument("--threads", default=None,
-                        help="comma-separated thread counts, 'all' = the CPUs this process may "
-                             "use (default 1,all)")
-    parser.add_argument("--iters", type=int, default=None, help="timed runs per backend (default 10)")
-    parser.add_argument("--warmup", type=int, default=None, help="untimed runs per round (default 2)")
-    parser.add_argument("--rounds", type=int, default=None,
-                        help="the timed runs are split into this many rounds that cycle through "
-                             "the backends; a latency is the median of the rounds' medians "
-                             "(default 2)")
-    parser.add_argument("--skip", default="", help=f"backends not to run, of {','.join(BACKENDS)}")
-    parser.add_argument("--out", type=Path, default=ROOT / "build" / "quant_bench",
-                        help="quant_bench.{json,md} and the work folder go here")
-    parser.add_argument("--thunderc", default=os.environ.get("THUNDERC_BIN",
-                                                             str(ROOT / "build" / "cli" / "thunderc")))
-    parser.add_argument("--smoke", action="store_true",
-                        help="a quick check that every backend runs: small hf_bert, batch 1, one "
-                             "thread, 3 iterations (explicit options still win)")
+    parser = cpu_bench.common_parser(__doc__, DEFAULT_MODELS, BACKENDS,
+                                     ROOT / "build" / "quant_bench",
+                                     "quant_bench.{json,md} and the work folder go here")
     parser.add_argument("--keep-work", action="store_true",
                         help="keep each case's .pt2, bundles and ONNX files under <out>/work")
-    opts = parser.parse_args(argv)
-    smoke = dict(models="hf_bert", size="small", batches="1", threads="1", iters=3, warmup=1,
-                 rounds=1)
-    normal = dict(models=DEFAULT_MODELS, size="real", batches="1,8", threads="1,all", iters=10,
-                  warmup=2, rounds=2)
-    for key, value in (smoke if opts.smoke else normal).items():
-        if getattr(opts, key) is None:
-            setattr(opts, key, value)
-    opts.models = [m.strip() for m in opts.models.split(",") if m.strip()]
-    try:
-        opts.batches = [int(b) for b in opts.batches.split(",")]
-    except ValueError:
-        parser.error(f"--batches: expected comma-separated integers, got {opts.batches!r}")
-    cpus = len(os.sched_getaffinity(0))
-    threads = []
-    for t in opts.threads.split(","):
-        t = t.strip()
-        if t != "all" and not t.isdigit():
-            parser.error(f"--threads: expected integers or 'all', got {t!r}")
-        n = cpus if t == "all" else int(t)
-        if n not in threads:
-            threads.append(n)
-    opts.threads = threads
-    skip = {s.strip() for s in opts.skip.split(",") if s.strip()}
-    if skip - set(BACKENDS):
-        parser.error(f"--skip: unknown backend(s) {', '.join(sorted(skip - set(BACKENDS)))}; "
-                     f"known: {', '.join(BACKENDS)}")
-    if "eager" in skip:
-        parser.error("--skip: eager is the reference of every ratio and error; it always runs")
-    opts.skip = skip
-    for name, value, least in (("--iters", opts.iters, 1), ("--warmup", opts.warmup, 0),
-                               ("--rounds", opts.rounds, 1)):
-        if value < least:
-            parser.error(f"{name} must be at least {least}, got {value}")
-    if any(b < 1 for b in opts.batches) or any(t < 1 for t in opts.threads):
-        parser.error("--batches and --threads must be positive")
-    return opts
+    return cpu_bench.resolve_args(parser, argv, DEFAULT_MODELS, BACKENDS)
 
 
 # --------------------------------------------------------------------------------------------

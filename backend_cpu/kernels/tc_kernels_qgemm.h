@@ -128,6 +128,37 @@ inline void block_portable(int m, int64_t groups, const uint8_t *u, int64_t ldu,
 }
 
 #if TC_QGEMM_X86
+/// The epilogue of rows [0, m) of a 32-column block of exact sums c (row stride 32).
+TC_TARGET_QGEMM_VNNI inline void epilogue_rows(int m, const int32_t *c, const int8_t *sums_at,
+                                               const Epilogue &e, float *out, int64_t ldo,
+                                               int cols) {
+  const __mmask16 mask0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1u);
+  const __mmask16 mask1 = cols >= 32   ? __mmask16(0xFFFF)
+                          : cols > 16 ? __mmask16((1u << (cols - 16)) - 1u)
+                                      : __mmask16(0);
+  const int32_t *sums = reinterpret_cast<const int32_t *>(sums_at);
+  const __m512i zero = _mm512_set1_epi32(e.zero);
+  const __m512i correction0 = _mm512_mullo_epi32(zero, _mm512_loadu_si512(sums));
+  const __m512i correction1 = _mm512_mullo_epi32(zero, _mm512_loadu_si512(sums + 16));
+  const __m512 scale0 = _mm512_maskz_loadu_ps(mask0, e.scale);
+  const __m512 scale1 = _mm512_maskz_loadu_ps(mask1, e.scale + 16);
+  const __m512 bias0 = e.bias != nullptr ? _mm512_maskz_loadu_ps(mask0, e.bias)
+                                         : _mm512_setzero_ps();
+  const __m512 bias1 = e.bias != nullptr ? _mm512_maskz_loadu_ps(mask1, e.bias + 16)
+                                         : _mm512_setzero_ps();
+  // The all-ones maskz conversion: GCC 12 flags the unmasked one's undefined passthrough as
+  // maybe-uninitialized, an error in -Werror bundle builds.
+  const __mmask16 all = 0xFFFF;
+  for (int r = 0; r < m; ++r) {
+    const __m512i a0 = _mm512_loadu_si512(c + r * kNr);
+    const __m512i a1 = _mm512_loadu_si512(c + r * kNr + 16);
+    const __m512 v0 = _mm512_maskz_cvtepi32_ps(all, _mm512_sub_epi32(a0, correction0));
+    const __m512 v1 = _mm512_maskz_cvtepi32_ps(all, _mm512_sub_epi32(a1, correction1));
+    _mm512_mask_storeu_ps(out + r * ldo, mask0, _mm512_fmadd_ps(v0, scale0, bias0));
+    _mm512_mask_storeu_ps(out + r * ldo + 16, mask1, _mm512_fmadd_ps(v1, scale1, bias1));
+  }
+}
+
 template <int M>
 TC_TARGET_QGEMM_VNNI inline void block_vnni(int64_t groups, const uint8_t *u, int64_t ldu,
                                             const int8_t *panel, const Epilogue &e, float *out,
@@ -148,58 +179,13 @@ TC_TARGET_QGEMM_VNNI inline void block_vnni(int64_t groups, const uint8_t *u, in
       acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], a, b1);
     }
   }
-  const __mmask16 mask0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1u);
-  const __mmask16 mask1 = cols >= 32   ? __mmask16(0xFFFF)
-                          : cols > 16 ? __mmask16((1u << (cols - 16)) - 1u)
-                                      : __mmask16(0);
-  const int32_t *sums = reinterpret_cast<const int32_t *>(panel + groups * 4 * kNr);
-  const __m512i zero = _mm512_set1_epi32(e.zero);
-  const __m512i correction0 = _mm512_mullo_epi32(zero, _mm512_loadu_si512(sums));
-  const __m512i correction1 = _mm512_mullo_epi32(zero, _mm512_loadu_si512(sums + 16));
-  const __m512 scale0 = _mm512_maskz_loadu_ps(mask0, e.scale);
-  const __m512 scale1 = _mm512_maskz_loadu_ps(mask1, e.scale + 16);
-  const __m512 bias0 = e.bias != nullptr ? _mm512_maskz_loadu_ps(mask0, e.bias)
-                                         : _mm512_setzero_ps();
-  const __m512 bias1 = e.bias != nullptr ? _mm512_maskz_loadu_ps(mask1, e.bias + 16)
-                                         : _mm512_setzero_ps();
-  // The all-ones maskz conversion: GCC 12 flags the unmasked one's undefined passthrough as
-  // maybe-uninitialized, an error in -Werror bundle builds.
-  const __mmask16 all = 0xFFFF;
+  // The sums through L1 to the shared epilogue (1.5 KiB per block of k >= 4 inputs).
+  alignas(64) int32_t c[M * kNr];
   for (int r = 0; r < M; ++r) {
-    const __m512 v0 = _mm512_maskz_cvtepi32_ps(all, _mm512_sub_epi32(acc[r][0], correction0));
-    const __m512 v1 = _mm512_maskz_cvtepi32_ps(all, _mm512_sub_epi32(acc[r][1], correction1));
-    _mm512_mask_storeu_ps(out + r * ldo, mask0, _mm512_fmadd_ps(v0, scale0, bias0));
-    _mm512_mask_storeu_ps(out + r * ldo + 16, mask1, _mm512_fmadd_ps(v1, scale1, bias1));
+    _mm512_store_si512(c + r * kNr, acc[r][0]);
+    _mm512_store_si512(c + r * kNr + 16, acc[r][1]);
   }
-}
-
-/// The epilogue of rows [0, m) of a 32-column block of exact sums c (row stride 32).
-TC_TARGET_QGEMM_VNNI inline void epilogue_rows(int m, const int32_t *c, const int8_t *sums_at,
-                                               const Epilogue &e, float *out, int64_t ldo,
-                                               int cols) {
-  const __mmask16 mask0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1u);
-  const __mmask16 mask1 = cols >= 32   ? __mmask16(0xFFFF)
-                          : cols > 16 ? __mmask16((1u << (cols - 16)) - 1u)
-                                      : __mmask16(0);
-  const int32_t *sums = reinterpret_cast<const int32_t *>(sums_at);
-  const __m512i zero = _mm512_set1_epi32(e.zero);
-  const __m512i correction0 = _mm512_mullo_epi32(zero, _mm512_loadu_si512(sums));
-  const __m512i correction1 = _mm512_mullo_epi32(zero, _mm512_loadu_si512(sums + 16));
-  const __m512 scale0 = _mm512_maskz_loadu_ps(mask0, e.scale);
-  const __m512 scale1 = _mm512_maskz_loadu_ps(mask1, e.scale + 16);
-  const __m512 bias0 = e.bias != nullptr ? _mm512_maskz_loadu_ps(mask0, e.bias)
-                                         : _mm512_setzero_ps();
-  const __m512 bias1 = e.bias != nullptr ? _mm512_maskz_loadu_ps(mask1, e.bias + 16)
-                                         : _mm512_setzero_ps();
-  const __mmask16 all = 0xFFFF; // maskz forms: see block_vnni
-  for (int r = 0; r < m; ++r) {
-    const __m512i a0 = _mm512_loadu_si512(c + r * kNr);
-    const __m512i a1 = _mm512_loadu_si512(c + r * kNr + 16);
-    const __m512 v0 = _mm512_maskz_cvtepi32_ps(all, _mm512_sub_epi32(a0, correction0));
-    const __m512 v1 = _mm512_maskz_cvtepi32_ps(all, _mm512_sub_epi32(a1, correction1));
-    _mm512_mask_storeu_ps(out + r * ldo, mask0, _mm512_fmadd_ps(v0, scale0, bias0));
-    _mm512_mask_storeu_ps(out + r * ldo + 16, mask1, _mm512_fmadd_ps(v1, scale1, bias1));
-  }
+  epilogue_rows(M, c, panel + groups * 4 * kNr, e, out, ldo, cols);
 }
 
 /// Rows of u the AMX kernel's blocks take (its u has whole blocks of rows, zero-padded).
@@ -349,6 +335,18 @@ inline void unpack(int64_t n, int64_t k, const int8_t *packed, int8_t *q) {
     for (int64_t p = 0; p < k; ++p)
       q[j * k + p] = panel[(p / 4) * 4 * kNr + (j % kNr) * 4 + p % 4];
   }
+}
+
+/// The weight as the float path reads it: q itself, or (packed, but the integer GEMM is not
+/// preferred here) unpacked into `storage`, q_packed then cleared.
+inline const int8_t *unpacked_unless_preferred(int64_t n, int64_t k, const int8_t *q,
+                                               bool &q_packed, std::vector<int8_t> &storage) {
+  if (!q_packed || integer_gemm_preferred())
+    return q;
+  storage.resize(static_cast<size_t>(n * k));
+  unpack(n, k, q, storage.data());
+  q_packed = false;
+  return storage.data();
 }
 
 /// Rows of x from which the AMX kernel is used (below, VNNI's register blocks waste less).

@@ -677,12 +677,7 @@ void linear_wq_qx(int64_t rows, int64_t n, int64_t k, int64_t groups, const X *x
     return;
   std::vector<int8_t> unpacked;
   if constexpr (std::is_same<Q, int8_t>::value && std::is_same<S, float>::value) {
-    if (q_packed && !qgemm::integer_gemm_preferred()) {
-      unpacked.resize(static_cast<size_t>(n * k));
-      qgemm::unpack(n, k, q, unpacked.data());
-      q = unpacked.data();
-      q_packed = false;
-    }
+    q = qgemm::unpacked_unless_preferred(n, k, q, q_packed, unpacked);
     if (q_packed || (groups == 1 && zeros == nullptr && k <= qgemm::kMaxDepth &&
                      qgemm::integer_gemm_preferred())) {
       std::vector<int8_t> packing;
@@ -740,12 +735,7 @@ void conv2d_wq(const X *x, int64_t N, int64_t C, int64_t H, int64_t W, double x_
   const int64_t pixels = OH * OW;
   std::vector<int8_t> unpacked;
   if constexpr (std::is_same<Q, int8_t>::value && std::is_same<S, float>::value) {
-    if (q_packed && !qgemm::integer_gemm_preferred()) {
-      unpacked.resize(static_cast<size_t>(O * taps));
-      qgemm::unpack(O, taps, q, unpacked.data());
-      q = unpacked.data();
-      q_packed = false;
-    }
+    q = qgemm::unpacked_unless_preferred(O, taps, q, q_packed, unpacked);
     if (q_packed || (groups == 1 && zeros == nullptr && taps <= qgemm::kMaxDepth &&
                      qgemm::integer_gemm_preferred())) {
       std::vector<int8_t> packing;
