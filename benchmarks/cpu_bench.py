@@ -449,6 +449,32 @@ PREPARE = {"bundle": Bundle, "eager": Eager, "compile": Compile, "ort": OnnxRunt
            "openvino": OpenVino, "aoti": AOTInductor}
 
 
+def time_rounds(opts: argparse.Namespace, result: dict[str, Any], runners: dict[str, Any],
+                model: str, batch: int) -> None:
+    """Times the prepared backends at each thread count, rounds interleaved across them so that
+    load from elsewhere hits them alike; records each median of the rounds' medians (or the
+    error) under result["backends"]."""
+    per_round = max(1, math.ceil(opts.iters / opts.rounds))
+    for threads in opts.threads:
+        rounds: dict[str, list[float]] = {b: [] for b in runners}
+        for _ in range(opts.rounds):
+            for backend, runner in list(runners.items()):
+                if "error" in result["backends"][backend]:
+                    continue
+                try:
+                    rounds[backend].append(runner.latency(threads, opts.warmup, per_round))
+                except Exception as error:  # noqa: BLE001
+                    result["backends"][backend]["error"] = (
+                        f"at {threads} thread(s): {first_line(error)}")
+        for backend, values in rounds.items():
+            if values and "error" not in result["backends"][backend]:
+                result["backends"][backend].setdefault("latency_ms", {})[str(threads)] = round(
+                    statistics.median(values), 4)
+        line = ", ".join(f"{b} {result['backends'][b]['latency_ms'][str(threads)]:.2f}"
+                         for b in runners if str(threads) in result["backends"][b].get("latency_ms", {}))
+        print(f"{model} batch {batch} threads {threads}: {line} (ms)", flush=True)
+
+
 def bench_case(opts: argparse.Namespace, model: str, batch: int) -> dict[str, Any]:
     """Every backend on one model at one batch; errors are recorded, never raised."""
     result: dict[str, Any] = {"model": model, "batch": batch, "size": opts.size,
@@ -486,25 +512,7 @@ def bench_case(opts: argparse.Namespace, model: str, batch: int) -> dict[str, An
         record["prepare_s"] = round(time.perf_counter() - start, 3)
         status = record.get("error") or f"ready in {record['prepare_s']:.1f}s"
         print(f"{model} batch {batch}: {backend}: {status}", flush=True)
-    per_round = max(1, math.ceil(opts.iters / opts.rounds))
-    for threads in opts.threads:
-        rounds: dict[str, list[float]] = {b: [] for b in runners}
-        for _ in range(opts.rounds):
-            for backend, runner in list(runners.items()):
-                if "error" in result["backends"][backend]:
-                    continue
-                try:
-                    rounds[backend].append(runner.latency(threads, opts.warmup, per_round))
-                except Exception as error:  # noqa: BLE001
-                    result["backends"][backend]["error"] = (
-                        f"at {threads} thread(s): {first_line(error)}")
-        for backend, values in rounds.items():
-            if values and "error" not in result["backends"][backend]:
-                result["backends"][backend].setdefault("latency_ms", {})[str(threads)] = round(
-                    statistics.median(values), 4)
-        line = ", ".join(f"{b} {result['backends'][b]['latency_ms'][str(threads)]:.2f}"
-                         for b in runners if str(threads) in result["backends"][b].get("latency_ms", {}))
-        print(f"{model} batch {batch} threads {threads}: {line} (ms)", flush=True)
+    time_rounds(opts, result, runners, model, batch)
     torch._dynamo.reset()
     if not opts.keep_work:
         shutil.rmtree(case.work, ignore_errors=True)

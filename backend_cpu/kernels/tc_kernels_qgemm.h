@@ -45,6 +45,7 @@
 #define TC_TARGET_QGEMM_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 #define TC_TARGET_QGEMM_AMX                                                                     \
   __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8")))
+#include <cpuid.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -294,9 +295,14 @@ inline bool kernel_available(Kernel kernel) {
                     __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
   if (kernel == Kernel::vnni)
     return vnni;
-  if (kernel == Kernel::amx)
-    return vnni && __builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-int8") &&
-           amx_permitted();
+  if (kernel == Kernel::amx) {
+    // CPUID leaf 7: EDX bit 24 AMX-TILE, bit 25 AMX-INT8 (read directly: clang 14's
+    // __builtin_cpu_supports does not know the AMX names).
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool amx = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) != 0 &&
+                     ((edx >> 24) & 1u) != 0 && ((edx >> 25) & 1u) != 0;
+    return vnni && amx && amx_permitted();
+  }
   return true;
 #else
   return kernel == Kernel::portable;
