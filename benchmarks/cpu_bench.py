@@ -552,21 +552,16 @@ def per_threads(record: dict[str, Any], key: str) -> str:
     return " / ".join(fmt(float(v)) for v in values.values()) if values else "—"
 
 
-def report(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
-    others = [b for b in BACKENDS if b != "bundle"]
-    lines = [f"CPU latency, ms (median), {meta['size']} sizes, fp32; {meta['cpu']} "
-             f"({meta['isa']}), {meta['cpus']} CPUs; torch {meta['torch']}, onnxruntime "
-             f"{meta['onnxruntime']}, openvino {meta['openvino']}; "
-             f"{meta['iters']} timed runs in {meta['rounds']} round(s) after {meta['warmup']} "
-             "warm-up run(s) per round. bundle/X below 1: the bundle is faster.", "",
-             "| model | batch | threads | " + " | ".join(LABELS[b] for b in BACKENDS) + " | "
-             + " | ".join(f"bundle/{LABELS[b]}" for b in others) + " |",
-             "|---|---|---|" + "---|" * (len(BACKENDS) + len(others))]
+def latency_rows(results: list[dict[str, Any]], meta: dict[str, Any], backends: list[str],
+                 others: list[str]) -> list[str]:
+    """The latency table's rows: per case and thread count each backend's latency and
+    bundle/other ratios, then their geomeans per thread count and over all rows."""
+    lines = []
     ratios: dict[tuple[str, int | None], list[float]] = {}
     for r in results:
         for threads in meta["threads"]:
             row = [r["model"], str(r["batch"]), str(threads)]
-            row += [cell(r, b, threads) for b in BACKENDS]
+            row += [cell(r, b, threads) for b in backends]
             mine = latency(r, "bundle", threads)
             for b in others:
                 theirs = latency(r, b, threads)
@@ -580,9 +575,23 @@ def report(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         if threads is None and len(meta["threads"]) == 1:
             continue
         label = "geomean" + (f", {threads} thread(s)" if threads else ", all rows")
-        row = [f"**{label}**", "", ""] + [""] * len(BACKENDS)
+        row = [f"**{label}**", "", ""] + [""] * len(backends)
         row += [f"**{fmt(geomean(ratios.get((b, threads), [])))}**" for b in others]
         lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def report(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
+    others = [b for b in BACKENDS if b != "bundle"]
+    lines = [f"CPU latency, ms (median), {meta['size']} sizes, fp32; {meta['cpu']} "
+             f"({meta['isa']}), {meta['cpus']} CPUs; torch {meta['torch']}, onnxruntime "
+             f"{meta['onnxruntime']}, openvino {meta['openvino']}; "
+             f"{meta['iters']} timed runs in {meta['rounds']} round(s) after {meta['warmup']} "
+             "warm-up run(s) per round. bundle/X below 1: the bundle is faster.", "",
+             "| model | batch | threads | " + " | ".join(LABELS[b] for b in BACKENDS) + " | "
+             + " | ".join(f"bundle/{LABELS[b]}" for b in others) + " |",
+             "|---|---|---|" + "---|" * (len(BACKENDS) + len(others))]
+    lines += latency_rows(results, meta, BACKENDS, others)
 
     lines += ["", "Compile times, seconds (per thread count where a backend compiles per thread "
               "count: " + " / ".join(str(t) for t in meta["threads"]) + ")", "",

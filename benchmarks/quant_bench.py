@@ -73,7 +73,7 @@ import cpu_bench  # noqa: E402  -- sets the Inductor cache folder before torch i
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from cpu_bench import (cpu_isa, cpu_name, first_line, flat, fmt, geomean,  # noqa: E402
+from cpu_bench import (cpu_isa, cpu_name, first_line, flat, fmt,  # noqa: E402
                        max_abs_diff, max_scale, version)
 
 gallery = cpu_bench.gallery
@@ -318,27 +318,7 @@ def report(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
              "| model | batch | threads | " + " | ".join(BACKENDS) + " | "
              + " | ".join(f"bundle/{b}" for b in RATIOS) + " |",
              "|---|---|---|" + "---|" * (len(BACKENDS) + len(RATIOS))]
-    ratios: dict[tuple[str, int | None], list[float]] = {}
-    for r in results:
-        for threads in meta["threads"]:
-            row = [r["model"], str(r["batch"]), str(threads)]
-            row += [cpu_bench.cell(r, b, threads) for b in BACKENDS]
-            mine = cpu_bench.latency(r, "bundle", threads)
-            for b in RATIOS:
-                theirs = cpu_bench.latency(r, b, threads)
-                ratio = mine / theirs if mine and theirs else None
-                if ratio:
-                    ratios.setdefault((b, threads), []).append(ratio)
-                    ratios.setdefault((b, None), []).append(ratio)
-                row.append(fmt(ratio))
-            lines.append("| " + " | ".join(row) + " |")
-    for threads in meta["threads"] + [None]:
-        if threads is None and len(meta["threads"]) == 1:
-            continue
-        label = "geomean" + (f", {threads} thread(s)" if threads else ", all rows")
-        row = [f"**{label}**", "", ""] + [""] * len(BACKENDS)
-        row += [f"**{fmt(geomean(ratios.get((b, threads), [])))}**" for b in RATIOS]
-        lines.append("| " + " | ".join(row) + " |")
+    lines += cpu_bench.latency_rows(results, meta, BACKENDS, RATIOS)
 
     lines += ["", "Compile times, seconds (per thread count where a backend compiles per thread "
               "count: " + " / ".join(str(t) for t in meta["threads"]) + ")", "",

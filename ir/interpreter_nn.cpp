@@ -220,6 +220,18 @@ Status linear(OpCall &call) {
 
 Status conv2d(OpCall &call);
 
+/// The float32 values (x - x_zero) * x_scale of a statically quantized input (linear_wq,
+/// conv2d_wq with x_scale), as PT2E's dequantize_per_tensor rounds them, in `dtype`.
+Tensor dequantizedInput(const Tensor &input, const AttrMap &attrs, DType dtype) {
+  const auto zero = static_cast<double>(attr::x_zero(attrs).value_or(0));
+  const auto scale = static_cast<float>(attr::x_scale(attrs).value_or(1.0));
+  Tensor x = input;
+  x.dtype = dtype;
+  for (double &value : x.data)
+    value = static_cast<double>(static_cast<float>(value - zero) * scale);
+  return x;
+}
+
 /// conv2d_wq: x dequantized as (x - x_zero) * x_scale and the weight as (q - zero) * scale,
 /// each rounded to float32 as PT2E's dequantize ops do, then conv2d.
 Status conv2dWq(OpCall &call) {
@@ -232,12 +244,7 @@ Status conv2dWq(OpCall &call) {
   if (q.rank() != 4 || scales.numel() != q.shape[0])
     return invalidInput("conv2d_wq weight " + shapeText(q.shape) + " with scales " +
                         shapeText(scales.shape));
-  const auto zero = static_cast<double>(attr::x_zero(call.attrs()).value_or(0));
-  const auto scale = static_cast<float>(attr::x_scale(call.attrs()).value_or(1.0));
-  Tensor x = input;
-  x.dtype = scales.dtype;
-  for (double &value : x.data)
-    value = static_cast<double>(static_cast<float>(value - zero) * scale);
+  Tensor x = dequantizedInput(input, call.attrs(), scales.dtype);
   Tensor weight = q;
   weight.dtype = scales.dtype;
   const int64_t perChannel = q.shape[0] == 0 ? 0 : q.numel() / q.shape[0];
@@ -259,18 +266,12 @@ Status conv2dWq(OpCall &call) {
 /// (q - zero) * scale rounded to the scales' dtype, then exact dot products in double. An
 /// integer x (x_scale, x_zero) is dequantized first as (x - x_zero) * x_scale in float32.
 Status linearWq(OpCall &call) {
-  const Tensor *inputPtr = &call.operand(0);
-  Tensor dequantizedInput;
-  if (const std::optional<double> xScale = attr::x_scale(call.attrs())) {
-    const auto zero = static_cast<double>(attr::x_zero(call.attrs()).value_or(0));
-    const auto scale = static_cast<float>(*xScale);
-    dequantizedInput = *inputPtr;
-    for (double &value : dequantizedInput.data)
-      value = static_cast<double>(static_cast<float>(value - zero) * scale);
-  }
-  const Tensor &input = attr::x_scale(call.attrs()) ? dequantizedInput : *inputPtr;
   const Tensor &q = call.operand(1);
   const Tensor &scales = call.operand(2);
+  const bool quantizedX = attr::x_scale(call.attrs()).has_value();
+  const Tensor dequantized =
+      quantizedX ? dequantizedInput(call.operand(0), call.attrs(), scales.dtype) : Tensor{};
+  const Tensor &input = quantizedX ? dequantized : call.operand(0);
   const bool hasZeros = attr::has_zeros(call.attrs());
   const bool packed = attr::bits(call.attrs()) == 4;
   const Tensor *zeros = hasZeros ? &call.operand(3) : nullptr;

@@ -25,6 +25,23 @@ Status requireIndexDType(OpKind op, const TensorType &indices) {
                       indices.str());
 }
 
+/// A statically quantized input of linear_wq / conv2d_wq: x u8 or i8, x_scale positive and
+/// finite, x_zero within x's range.
+Status requireQuantizedInput(OpKind op, const TensorType &x, double scale, int64_t zero) {
+  const std::string name(opName(op));
+  if (x.dtype != DType::U8 && x.dtype != DType::I8)
+    return invalidInput(name + " with x_scale needs a u8 or i8 input, got " + x.str());
+  if (!(scale > 0.0) || !std::isfinite(scale))
+    return invalidInput(name + " x_scale must be positive and finite, got " +
+                        std::to_string(scale));
+  const int64_t low = x.dtype == DType::U8 ? 0 : -128;
+  if (zero < low || zero > low + 255)
+    return invalidInput(name + " x_zero " + std::to_string(zero) + " is outside " +
+                        std::string(dtypeName(x.dtype)) + "'s range [" + std::to_string(low) +
+                        ", " + std::to_string(low + 255) + "]");
+  return Status::success();
+}
+
 Shape leadingDims(const Shape &shape, size_t trailing) {
   return Shape(shape.begin(), shape.end() - static_cast<std::ptrdiff_t>(trailing));
 }
@@ -227,16 +244,7 @@ Expected<TensorType> inferLinearWq(const TypeList &operands, const AttrMap &attr
     return invalidInput("linear_wq needs both x_scale and x_zero or neither");
   const bool quantizedX = xScale.has_value();
   if (quantizedX) {
-    if (x.dtype != DType::U8 && x.dtype != DType::I8)
-      return invalidInput("linear_wq with x_scale needs a u8 or i8 input, got " + x.str());
-    if (!(*xScale > 0.0) || !std::isfinite(*xScale))
-      return invalidInput("linear_wq x_scale must be positive and finite, got " +
-                          std::to_string(*xScale));
-    const int64_t low = x.dtype == DType::U8 ? 0 : -128;
-    if (*xZero < low || *xZero > low + 255)
-      return invalidInput("linear_wq x_zero " + std::to_string(*xZero) + " is outside " +
-                          std::string(dtypeName(x.dtype)) + "'s range [" +
-                          std::to_string(low) + ", " + std::to_string(low + 255) + "]");
+    TC_TRY(requireQuantizedInput(op, x, *xScale, *xZero));
     if (attr::dynamic_act(attrs).value_or(false))
       return invalidInput("linear_wq takes dynamic_act or x_scale, not both");
   } else {
@@ -368,16 +376,7 @@ Expected<TensorType> inferConv2dWq(const TypeList &operands, const AttrMap &attr
   const std::optional<int64_t> xZero = attr::x_zero(attrs);
   if (!xScale || !xZero)
     return invalidInput("conv2d_wq needs x_scale and x_zero");
-  if (x.dtype != DType::U8 && x.dtype != DType::I8)
-    return invalidInput("conv2d_wq needs a u8 or i8 input, got " + x.str());
-  if (!(*xScale > 0.0) || !std::isfinite(*xScale))
-    return invalidInput("conv2d_wq x_scale must be positive and finite, got " +
-                        std::to_string(*xScale));
-  const int64_t low = x.dtype == DType::U8 ? 0 : -128;
-  if (*xZero < low || *xZero > low + 255)
-    return invalidInput("conv2d_wq x_zero " + std::to_string(*xZero) + " is outside " +
-                        std::string(dtypeName(x.dtype)) + "'s range [" + std::to_string(low) +
-                        ", " + std::to_string(low + 255) + "]");
+  TC_TRY(requireQuantizedInput(OpKind::Conv2dWq, x, *xScale, *xZero));
   TC_TRY(requireRank(OpKind::Conv2dWq, "input", x, 4, 4));
   if (q.dtype != DType::I8 || q.rank() != 4)
     return invalidInput("conv2d_wq needs an i8 [O, C/groups, kH, kW] weight, got " + q.str());

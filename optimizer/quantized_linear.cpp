@@ -203,6 +203,25 @@ private:
     return graph_.insertNodeBefore(before, OpKind::Cast, {value}, {type}, attrs)->result();
   }
 
+  /// Inserts `op` before `root` if its inferred type is root's, and replaces root by it.
+  bool replaceChecked(Node *root, OpKind op, std::vector<Value *> operands, ir::AttrMap attrs) {
+    std::vector<ir::TensorType> operandTypes;
+    for (const Value *operand : operands)
+      operandTypes.push_back(operand->type());
+    std::vector<ir::TensorType> declared{root->result()->type()};
+    auto inferred = ir::inferResultTypes(op, operandTypes, attrs, declared);
+    if (!inferred.ok() || inferred.value() != declared) {
+      for (Value *operand : operands) // drop the reshapes and casts just built
+        if (!operand->hasUses() && operand->producer() != nullptr)
+          eraseIfDead(graph_, operand->producer());
+      return false;
+    }
+    Node *replacement =
+        graph_.insertNodeBefore(root, op, std::move(operands), declared, std::move(attrs));
+    replaceNode(graph_, root, replacement);
+    return true;
+  }
+
   /// Builds linear_wq(x, q[N,K], s[N,G], z?, bias?) before `root` and replaces `root` by it.
   /// `groups` scale groups along K; s and z hold N * groups values in row-major [N, G] order.
   bool replace(Node *root, Value *x, const Dequant &match, int64_t n, int64_t k, int64_t groups,
@@ -217,21 +236,7 @@ private:
     ir::AttrMap attrs;
     attrs.set("bits", int64_t(8));
     attrs.set("has_zeros", match.zero != nullptr);
-    std::vector<ir::TensorType> operandTypes;
-    for (const Value *operand : operands)
-      operandTypes.push_back(operand->type());
-    std::vector<ir::TensorType> declared{root->result()->type()};
-    auto inferred = ir::inferResultTypes(OpKind::LinearWq, operandTypes, attrs, declared);
-    if (!inferred.ok() || inferred.value() != declared) {
-      for (Value *operand : operands) // drop the reshapes and casts just built
-        if (!operand->hasUses() && operand->producer() != nullptr)
-          eraseIfDead(graph_, operand->producer());
-      return false;
-    }
-    Node *replacement = graph_.insertNodeBefore(root, OpKind::LinearWq, std::move(operands),
-                                                declared, std::move(attrs));
-    replaceNode(graph_, root, replacement);
-    return true;
+    return replaceChecked(root, OpKind::LinearWq, std::move(operands), std::move(attrs));
   }
 
   /// `param` (a scale or zero point) broadcasts along K only: [N, 1] for a [N, K] weight,
@@ -420,25 +425,6 @@ private:
       return QuantizedX{xq, *scale, static_cast<int64_t>(zero)};
     }
     return std::nullopt;
-  }
-
-  /// Inserts `op` before `root` if its inferred type is root's, and replaces root by it.
-  bool replaceChecked(Node *root, OpKind op, std::vector<Value *> operands, ir::AttrMap attrs) {
-    std::vector<ir::TensorType> operandTypes;
-    for (const Value *operand : operands)
-      operandTypes.push_back(operand->type());
-    std::vector<ir::TensorType> declared{root->result()->type()};
-    auto inferred = ir::inferResultTypes(op, operandTypes, attrs, declared);
-    if (!inferred.ok() || inferred.value() != declared) {
-      for (Value *operand : operands) // drop the reshapes and casts just built
-        if (!operand->hasUses() && operand->producer() != nullptr)
-          eraseIfDead(graph_, operand->producer());
-      return false;
-    }
-    Node *replacement =
-        graph_.insertNodeBefore(root, op, std::move(operands), declared, std::move(attrs));
-    replaceNode(graph_, root, replacement);
-    return true;
   }
 
   // linear_wq(dequantized x, ...) -> linear_wq(xq, ...) {x_scale, x_zero}.

@@ -418,6 +418,39 @@ inline void gemm_u8s8(Kernel kernel, int64_t rows, int64_t n, int64_t k, const u
   });
 }
 
+/// Rows of u for `kernel`: AMX's tile loads read whole blocks of rows.
+inline int64_t padded_rows(Kernel kernel, int64_t rows) {
+  return kernel == Kernel::amx ? (rows + kAmxRows - 1) / kAmxRows * kAmxRows : rows;
+}
+
+/// What turns a quantized activation byte of type X into u: 128 for int8_t, 0 for uint8_t
+/// (add it to the zero point too).
+template <typename X> constexpr int32_t unsigned_offset() {
+  static_assert(sizeof(X) == 1, "quantized activations are bytes");
+  return static_cast<X>(-1) < X{0} ? 128 : 0;
+}
+
+/// x_scale * scales[j] for the epilogue, one per output feature.
+inline std::vector<float> combined_scales(int64_t n, float x_scale, const float *scales) {
+  std::vector<float> scale(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j)
+    scale[static_cast<size_t>(j)] = x_scale * scales[j];
+  return scale;
+}
+
+/// The weight [n, k] in the packed layout: q itself when q_packed, else packed here (on the
+/// pool's threads) into `storage`.
+inline const int8_t *packed_weight(int64_t n, int64_t k, const int8_t *q, bool q_packed,
+                                   std::vector<int8_t> &storage) {
+  if (q_packed)
+    return q;
+  storage.resize(static_cast<size_t>(packed_bytes(n, k)));
+  tc::parallel_for(panels_of(n), 1, [&](int64_t begin, int64_t end) {
+    pack_panels(n, k, q, k, begin, end, storage.data());
+  });
+  return storage.data();
+}
+
 /// Bytes per row of u for `kernel`.
 inline int64_t row_bytes(Kernel kernel, int64_t k) {
   return kernel == Kernel::amx ? amx_row_bytes(k) : 4 * groups_of(k);
@@ -429,22 +462,19 @@ inline int64_t row_bytes(Kernel kernel, int64_t k) {
 template <typename X>
 inline int32_t unsigned_rows(Kernel kernel, int64_t rows, int64_t k, const X *x,
                              std::vector<uint8_t> &u) {
-  static_assert(sizeof(X) == 1, "quantized activations are bytes");
   const int64_t ldu = row_bytes(kernel, k);
-  const int64_t padded_rows =
-      kernel == Kernel::amx ? (rows + kAmxRows - 1) / kAmxRows * kAmxRows : rows;
-  u.assign(static_cast<size_t>(padded_rows * ldu), 0);
-  constexpr bool kSigned = static_cast<X>(-1) < X{0};
+  u.assign(static_cast<size_t>(padded_rows(kernel, rows) * ldu), 0);
+  constexpr int32_t kOffset = unsigned_offset<X>();
   for (int64_t r = 0; r < rows; ++r) {
     uint8_t *dst = u.data() + r * ldu;
-    if constexpr (kSigned) {
+    if constexpr (kOffset != 0) {
       for (int64_t p = 0; p < k; ++p)
-        dst[p] = static_cast<uint8_t>(static_cast<int32_t>(x[r * k + p]) + 128);
+        dst[p] = static_cast<uint8_t>(static_cast<int32_t>(x[r * k + p]) + kOffset);
     } else {
       std::memcpy(dst, x + r * k, static_cast<size_t>(k));
     }
   }
-  return kSigned ? 128 : 0;
+  return kOffset;
 }
 
 /// The statically quantized linear layer of the file comment: x [rows, k] u8 or i8 standing
@@ -457,9 +487,7 @@ inline void linear(Kernel kernel, int64_t rows, int64_t n, int64_t k, const X *x
   kernel = kernel_for(kernel, rows);
   std::vector<uint8_t> u;
   const int32_t zero = x_zero + unsigned_rows(kernel, rows, k, x, u);
-  std::vector<float> scale(static_cast<size_t>(n));
-  for (int64_t j = 0; j < n; ++j)
-    scale[static_cast<size_t>(j)] = x_scale * scales[j];
+  const std::vector<float> scale = combined_scales(n, x_scale, scales);
   gemm_u8s8(kernel, rows, n, k, u.data(), row_bytes(kernel, k), zero, packed, scale.data(),
             bias, out);
 }

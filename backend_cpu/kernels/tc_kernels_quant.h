@@ -660,6 +660,19 @@ void linear_wq(int64_t rows, int64_t n, int64_t k, int64_t groups, const T *x, c
     }
 }
 
+/// (x - x_zero) * x_scale in float32 for `count` quantized activations, as PT2E's
+/// dequantize_per_tensor rounds them: the float paths' input.
+template <typename X>
+std::vector<float> dequantized_input(const X *x, int64_t count, double x_scale,
+                                     int64_t x_zero) {
+  const auto scale = static_cast<float>(x_scale);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i)
+    values[static_cast<size_t>(i)] =
+        static_cast<float>(static_cast<int64_t>(x[i]) - x_zero) * scale;
+  return values;
+}
+
 /// linear_wq {x_scale, x_zero}: x [rows, k] u8 or i8 is a statically quantized activation
 /// standing for (x - x_zero) * x_scale; out and bias have the scales' type S. An int8 weight
 /// with one float scale per output feature and no zeros runs the integer GEMM
@@ -681,24 +694,13 @@ void linear_wq_qx(int64_t rows, int64_t n, int64_t k, int64_t groups, const X *x
     if (q_packed || (groups == 1 && zeros == nullptr && k <= qgemm::kMaxDepth &&
                      qgemm::integer_gemm_preferred())) {
       std::vector<int8_t> packing;
-      const int8_t *packed = q;
-      if (!q_packed) {
-        packing.resize(static_cast<size_t>(qgemm::packed_bytes(n, k)));
-        tc::parallel_for(qgemm::panels_of(n), 1, [&](int64_t begin, int64_t end) {
-          qgemm::pack_panels(n, k, q, k, begin, end, packing.data());
-        });
-        packed = packing.data();
-      }
+      const int8_t *packed = qgemm::packed_weight(n, k, q, q_packed, packing);
       qgemm::linear(qgemm::best_kernel(), rows, n, k, x, static_cast<float>(x_scale),
                     static_cast<int32_t>(x_zero), packed, scales, bias, out);
       return;
     }
   }
-  // (x - x_zero) * x_scale in float32, as PT2E's dequantize_per_tensor, then the float path.
-  const auto scale = static_cast<float>(x_scale);
-  std::vector<float> xf(static_cast<size_t>(rows * k));
-  for (int64_t i = 0; i < rows * k; ++i)
-    xf[static_cast<size_t>(i)] = static_cast<float>(static_cast<int64_t>(x[i]) - x_zero) * scale;
+  const std::vector<float> xf = dequantized_input(x, rows * k, x_scale, x_zero);
   std::vector<float> bf, of(static_cast<size_t>(rows * n));
   if (bias != nullptr) {
     bf.resize(static_cast<size_t>(n));
@@ -739,25 +741,14 @@ void conv2d_wq(const X *x, int64_t N, int64_t C, int64_t H, int64_t W, double x_
     if (q_packed || (groups == 1 && zeros == nullptr && taps <= qgemm::kMaxDepth &&
                      qgemm::integer_gemm_preferred())) {
       std::vector<int8_t> packing;
-      const int8_t *packed = q;
-      if (!q_packed) {
-        packing.resize(static_cast<size_t>(qgemm::packed_bytes(O, taps)));
-        qgemm::pack(O, taps, q, taps, packing.data());
-        packed = packing.data();
-      }
+      const int8_t *packed = qgemm::packed_weight(O, taps, q, q_packed, packing);
       const qgemm::Kernel kernel = qgemm::kernel_for(qgemm::best_kernel(), pixels);
-      constexpr bool kSigned = std::is_same<X, int8_t>::value;
-      const int32_t offset = kSigned ? 128 : 0;
+      constexpr int32_t offset = qgemm::unsigned_offset<X>();
       const auto pad_byte = static_cast<uint8_t>(x_zero + offset);
       const int64_t ldu = qgemm::row_bytes(kernel, taps);
-      const int64_t rows =
-          kernel == qgemm::Kernel::amx
-              ? (pixels + qgemm::kAmxRows - 1) / qgemm::kAmxRows * qgemm::kAmxRows
-              : pixels;
-      std::vector<uint8_t> u(static_cast<size_t>(rows * ldu), 0);
-      std::vector<float> scale(static_cast<size_t>(O));
-      for (int64_t o = 0; o < O; ++o)
-        scale[static_cast<size_t>(o)] = static_cast<float>(x_scale) * scales[o];
+      std::vector<uint8_t> u(static_cast<size_t>(qgemm::padded_rows(kernel, pixels) * ldu), 0);
+      const std::vector<float> scale =
+          qgemm::combined_scales(O, static_cast<float>(x_scale), scales);
       constexpr int64_t kBlock = 64; // output pixels gathered together
       for (int64_t n = 0; n < N; ++n) {
         const X *image = x + n * C * H * W;
@@ -823,10 +814,7 @@ void conv2d_wq(const X *x, int64_t N, int64_t C, int64_t H, int64_t W, double x_
     }
   }
   // Dequantized as PT2E's dequantize ops round them, then the float convolution.
-  const auto xs = static_cast<float>(x_scale);
-  std::vector<float> xf(static_cast<size_t>(N * C * H * W));
-  for (size_t i = 0; i < xf.size(); ++i)
-    xf[i] = static_cast<float>(static_cast<int64_t>(x[i]) - x_zero) * xs;
+  const std::vector<float> xf = dequantized_input(x, N * C * H * W, x_scale, x_zero);
   std::vector<float> wf(static_cast<size_t>(O * taps)), bf;
   for (int64_t o = 0; o < O; ++o) {
     const float s = cast<float>(scales[o]);
